@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file cuda_common.cuh
+/// Shared CUDA plumbing for kernels/: the one error-check macro, a device luma view,
+/// and RAII owners for device and pinned host buffers.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace vmaf_cuda::cuda {
+
+/// Thrown inside the CUDA backend; the C API turns it into an error code + message.
+struct CudaError : std::runtime_error {
+    cudaError_t code;
+    CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+/// Evaluates `call` once; on failure throws CudaError naming the call, file and line.
+#define VMAF_CUDA_CHECK(call)                                                              \
+    do {                                                                                   \
+        const cudaError_t vmaf_cuda_err_ = (call);                                         \
+        if (vmaf_cuda_err_ != cudaSuccess)                                                 \
+            throw ::vmaf_cuda::cuda::CudaError(                                            \
+                vmaf_cuda_err_, std::string(#call) + " failed at " + __FILE__ + ":" +      \
+                                    std::to_string(__LINE__) + ": " +                      \
+                                    cudaGetErrorString(vmaf_cuda_err_));                   \
+    } while (0)
+
+/// Checks the last launch (launch configuration errors) without synchronising.
+#define VMAF_CUDA_CHECK_LAUNCH() VMAF_CUDA_CHECK(cudaGetLastError())
+
+/// One luma plane in device memory. `bpc == 8`: uint8_t samples; 9..16: uint16_t
+/// samples whose value is in [0, 2^bpc) (low bits). `pitch` in bytes.
+struct DeviceLuma {
+    const void* data = nullptr;
+    std::size_t pitch = 0;
+    unsigned width = 0;
+    unsigned height = 0;
+    unsigned bpc = 8;
+};
+
+/// Owns a cudaMalloc'ed buffer of `bytes` bytes (uninitialised).
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+        if (bytes) VMAF_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    }
+    ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        if (this != &o) { if (ptr_) cudaFree(ptr_); ptr_ = std::exchange(o.ptr_, nullptr); bytes_ = o.bytes_; }
+        return *this;
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    template <class T = void> T* get() const { return static_cast<T*>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+private:
+    void* ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+/// Owns a cudaMallocHost'ed (pinned) host buffer.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+        if (bytes) VMAF_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
+    }
+    ~PinnedBuffer() { if (ptr_) cudaFreeHost(ptr_); }
+    PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) { if (ptr_) cudaFreeHost(ptr_); ptr_ = std::exchange(o.ptr_, nullptr); bytes_ = o.bytes_; }
+        return *this;
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    template <class T = void> T* get() const { return static_cast<T*>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+private:
+    void* ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+/// Number of SMs of the current device (for grid sizing).
+inline int sm_count() {
+    int dev = 0, n = 0;
+    VMAF_CUDA_CHECK(cudaGetDevice(&dev));
+    VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+}
+
+} // namespace vmaf_cuda::cuda
