@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/**
+ * \file vmaf_cuda.h
+ * C API of vmaf_cuda: VMAF (libvmaf v3.2.0 integer features, scalar C arithmetic,
+ * bit-exact) on frames in CUDA device memory or in host memory.
+ *
+ * Typical use (one session per distorted/reference stream pair):
+ *
+ *     VmafCudaSettings s; vmaf_cuda_default_settings(&s);
+ *     s.width = 1920; s.height = 1080; s.bpc = 10;
+ *     VmafCudaSession *vs; char err[256];
+ *     if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) { puts(err); ... }
+ *     for each frame pair: vmaf_cuda_send(vs, &ref, &dist);
+ *                          while (vmaf_cuda_receive(vs, &fs) == 0) use fs;
+ *     vmaf_cuda_flush(vs); while (vmaf_cuda_receive(vs, &fs) == 0) use fs;
+ *     vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &mean);
+ *     vmaf_cuda_write_log(vs, "log.json", VMAF_CUDA_LOG_JSON);
+ *     vmaf_cuda_close(vs);
+ *
+ * No function throws or aborts: every failure is a negative return code, and
+ * vmaf_cuda_error_message() says what failed.
+ */
+#ifndef VMAF_CUDA_H
+#define VMAF_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VMAF_CUDA_API_VERSION 1
+
+/** Opaque session: one distorted/reference stream pair. */
+typedef struct VmafCudaSession VmafCudaSession;
+
+/** Return codes. 0 is success; all errors are negative. */
+enum VmafCudaStatus {
+    VMAF_CUDA_OK = 0,
+    VMAF_CUDA_EAGAIN = -1,       /**< receive: no frame is final yet; send more or flush */
+    VMAF_CUDA_EOF = -2,          /**< receive: flushed and every frame has been returned */
+    VMAF_CUDA_EINVAL = -3,       /**< invalid argument or setting (message names it) */
+    VMAF_CUDA_ENOMEM = -4,       /**< host or device allocation failed */
+    VMAF_CUDA_ENODEV = -5,       /**< no usable CUDA device or driver (backend=cuda, or device picture) */
+    VMAF_CUDA_ECUDA = -6,        /**< a CUDA call failed (message names the call) */
+    VMAF_CUDA_EMODEL = -7,       /**< model unreadable, unknown version, or malformed JSON */
+    VMAF_CUDA_EIO = -8,          /**< file could not be written */
+    VMAF_CUDA_ESTATE = -9,       /**< call not valid in this state (e.g. send after flush) */
+    VMAF_CUDA_EINTERNAL = -10,   /**< unexpected internal error (message has details) */
+};
+
+/** Where the features are computed. */
+enum VmafCudaBackend {
+    VMAF_CUDA_BACKEND_AUTO = 0,  /**< CUDA when a device is usable, else CPU */
+    VMAF_CUDA_BACKEND_CUDA = 1,  /**< CUDA; open fails with VMAF_CUDA_ENODEV without a device */
+    VMAF_CUDA_BACKEND_CPU = 2,   /**< CPU reference (libvmaf scalar C arithmetic) */
+};
+
+/** Chroma subsampling of the input (only luma feeds ADM, VIF and motion). */
+enum VmafCudaChroma {
+    VMAF_CUDA_CHROMA_420 = 0,
+    VMAF_CUDA_CHROMA_422 = 1,
+    VMAF_CUDA_CHROMA_444 = 2,
+    VMAF_CUDA_CHROMA_400 = 3,
+};
+
+/** Pooling methods, as libvmaf names them in its logs. */
+enum VmafCudaPool {
+    VMAF_CUDA_POOL_MEAN = 0,
+    VMAF_CUDA_POOL_HARMONIC_MEAN = 1, /**< n / sum(1 / (s + 1)) - 1 */
+    VMAF_CUDA_POOL_MIN = 2,
+    VMAF_CUDA_POOL_MAX = 3,
+};
+
+/** Log file layouts, those of libvmaf's `vmaf` tool. */
+enum VmafCudaLogFormat {
+    VMAF_CUDA_LOG_XML = 0,
+    VMAF_CUDA_LOG_JSON = 1,
+    VMAF_CUDA_LOG_CSV = 2,
+    VMAF_CUDA_LOG_SUB = 3,
+};
+
+/** Session settings. Start from vmaf_cuda_default_settings(). */
+typedef struct VmafCudaSettings {
+    unsigned width;          /**< luma width in samples, >= 1 */
+    unsigned height;         /**< luma height in samples, >= 1 */
+    unsigned bpc;            /**< bits per sample of the values, 8..16 (default 8) */
+    enum VmafCudaChroma chroma; /**< informational (default 420) */
+    enum VmafCudaBackend backend; /**< default AUTO */
+    /** Models, libvmaf filter syntax: entries separated by '|', each a ':'-separated
+     *  list of key=value: `version=NAME` (built-in: vmaf_v0.6.1, vmaf_v0.6.1neg,
+     *  vmaf_4k_v0.6.1) or `path=FILE.json`, optional `name=OUT` (score key),
+     *  `enable_transform=true|false`, `disable_clip=true|false`.
+     *  NULL or "" means "version=vmaf_v0.6.1". Score key defaults to "vmaf" for the
+     *  first model and to the version / file stem for the others. */
+    const char *models;
+    /** Extra features, '|'-separated `name=X[:opt=val...]` (libvmaf syntax): adm, vif,
+     *  motion (integer extractors; options adm_enhn_gain_limit, vif_enhn_gain_limit).
+     *  NULL or "" for none. */
+    const char *features;
+    unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */
+    unsigned n_threads;      /**< CPU backend worker threads (0 = one) */
+    int cuda_device;         /**< CUDA device ordinal when no context is given (default 0) */
+    void *cuda_context;      /**< CUcontext to work in (e.g. FFmpeg's); NULL: primary context of cuda_device */
+    void *cuda_stream;       /**< CUstream to enqueue on (e.g. FFmpeg's); NULL: the session's own */
+    unsigned frames_in_flight; /**< GPU frames computed ahead of readback, 1..16 (default 4) */
+    const char *model_search_dir; /**< NULL: built-in models only; else also look for version=NAME as DIR/NAME.json */
+} VmafCudaSettings;
+
+/** Where a picture's luma samples live. */
+enum VmafCudaMemory {
+    VMAF_CUDA_MEMORY_HOST = 0,   /**< host memory; copied (or uploaded) during send */
+    VMAF_CUDA_MEMORY_DEVICE = 1, /**< CUDA device memory in the session's context */
+};
+
+/**
+ * One luma plane. Samples are uint8_t when bpc == 8, else uint16_t (host byte order);
+ * the value of a sample is `stored >> shift` (P010/P012/P016 keep the value in the
+ * high bits: shift = 16 - bpc; yuv420p10le: shift = 0).
+ * Device pictures must stay valid and unmodified until vmaf_cuda_receive() has
+ * returned that frame's scores (or the session is closed); host pictures only
+ * during vmaf_cuda_send().
+ */
+typedef struct VmafCudaPicture {
+    const void *luma;        /**< first sample of row 0 */
+    ptrdiff_t pitch;         /**< bytes from row to row, >= width * bytes per sample */
+    unsigned shift;          /**< right shift applied to each stored sample, 0..8 */
+    enum VmafCudaMemory memory;
+} VmafCudaPicture;
+
+/** The scores of one frame: features (libvmaf names) then model scores. */
+typedef struct VmafCudaFrameScores {
+    unsigned index;            /**< frame number, 0-based in send order */
+    unsigned count;            /**< number of scores */
+    const char *const *names;  /**< count names, e.g. "integer_adm2", "vmaf" */
+    const double *values;      /**< count values; valid until the next receive/close */
+} VmafCudaFrameScores;
+
+/** Fills `s` with defaults (8-bit 4:2:0, backend AUTO, model vmaf_v0.6.1). */
+void vmaf_cuda_default_settings(VmafCudaSettings *s);
+
+/**
+ * Opens a session. On failure returns a negative VmafCudaStatus, sets *out to NULL
+ * and writes a message into err (if non-NULL, at most err_size bytes, NUL-terminated).
+ * Errors: EINVAL (size 0, bpc outside 8..16, bad option), EMODEL (unknown version,
+ * unreadable or malformed model file), ENODEV (backend=cuda without a device), ECUDA.
+ */
+int vmaf_cuda_open(VmafCudaSession **out, const VmafCudaSettings *s,
+                   char *err, size_t err_size);
+
+/** Closes a session and frees everything it owns; NULL is accepted. */
+void vmaf_cuda_close(VmafCudaSession *vs);
+
+/** Name of the backend in use: "cuda" or "cpu". */
+const char *vmaf_cuda_backend_name(const VmafCudaSession *vs);
+
+/**
+ * Sends the next frame pair (reference, distorted), frame index = number of pairs sent
+ * before. Work is enqueued; no host synchronisation on the CUDA backend.
+ * Errors: EINVAL (NULL plane, pitch too small, shift too large), ENODEV (device
+ * picture on the CPU backend), ESTATE (after flush), ECUDA.
+ */
+int vmaf_cuda_send(VmafCudaSession *vs, const VmafCudaPicture *ref,
+                   const VmafCudaPicture *dist);
+
+/**
+ * Returns the scores of the oldest frame whose scores are final (a frame needs the
+ * next frame's motion, so frame N is final once N+1 was sent and computed, or after
+ * flush). Returns 0, VMAF_CUDA_EAGAIN (nothing final yet), VMAF_CUDA_EOF (flushed,
+ * all returned) or an error. Frames skipped by n_subsample are not returned.
+ */
+int vmaf_cuda_receive(VmafCudaSession *vs, VmafCudaFrameScores *out);
+
+/** Marks the end of the stream: all remaining frames become final. */
+int vmaf_cuda_flush(VmafCudaSession *vs);
+
+/** Pooled score of a feature or model (by the names of VmafCudaFrameScores) over
+ *  all scored frames. Errors: EINVAL (unknown name or no frame scored). */
+int vmaf_cuda_pooled(VmafCudaSession *vs, const char *name, enum VmafCudaPool pool,
+                     double *out);
+
+/** Writes the libvmaf-format log of all frames received so far (call after flush).
+ *  `precision`: digits after the decimal point, 1..17; 6 is libvmaf's own format
+ *  (%.6f, or %.16f for values with more than 6 leading fractional zeros); -1 is
+ *  "max": each double printed so that parsing it gives the same double (%.17g).
+ *  `fps`: frames per second to report (libvmaf's "fps" field; NaN prints null).
+ *  Errors: EIO (cannot write), EINVAL. */
+int vmaf_cuda_write_log(VmafCudaSession *vs, const char *path,
+                        enum VmafCudaLogFormat fmt, int precision, double fps);
+
+/** The message of the session's last error ("" if none). */
+const char *vmaf_cuda_error_message(const VmafCudaSession *vs);
+
+/** A fixed text for a status code. */
+const char *vmaf_cuda_strerror(int status);
+
+/** Version string of the library, e.g. "0.1.0 (libvmaf v3.2.0 compatible)". */
+const char *vmaf_cuda_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMAF_CUDA_H */
