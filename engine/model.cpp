@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Model JSON parsing and prediction. The arithmetic of predict() follows libvmaf
+// v3.2.0 src/predict.c and src/svm.cpp (see model.h); parsing follows
+// src/read_json_model.c, with stricter checks (counts, types, known features).
+
+#include "model.h"
+
+#include "error.h"
+#include "vmaf_cuda.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace vmaf_cuda::engine {
+namespace {
+
+using json = nlohmann::json;
+
+// libvmaf keeps at most this many inputs and knots (read_json_model.c buffers).
+constexpr std::size_t kMaxFeatures = 64;
+constexpr std::size_t kMaxKnots = 10;
+
+[[noreturn]] void fail(const std::string& msg) { throw Error(VMAF_CUDA_EMODEL, msg); }
+
+const json& require(const json& obj, const char* key, const char* where) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(std::string("missing key \"") + key + "\" in " + where);
+    return *it;
+}
+
+double number(const json& v, const std::string& what) {
+    if (!v.is_number()) fail(what + " must be a number, not " + v.type_name());
+    return v.get<double>();
+}
+
+std::string string_of(const json& v, const std::string& what) {
+    if (!v.is_string()) fail(what + " must be a string, not " + v.type_name());
+    return v.get<std::string>();
+}
+
+std::vector<double> number_array(const json& v, const std::string& what) {
+    if (!v.is_array()) fail(what + " must be an array, not " + v.type_name());
+    std::vector<double> out;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out.push_back(number(v[i], what + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+// Text of a JSON number as libvmaf's JSON reader would hand it to its dictionary.
+// nlohmann keeps the value, not the token: integers print exactly; a float prints as
+// the shortest text that parses back to the same double, which is the token itself
+// (up to trailing zeros) for any token of 15 significant digits or fewer.
+std::string number_text(const json& v) {
+    char buf[64];
+    std::to_chars_result r{};
+    if (v.is_number_unsigned()) {
+        r = std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>());
+    } else if (v.is_number_integer()) {
+        r = std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>());
+    } else {
+        r = std::to_chars(buf, buf + sizeof buf, v.get<double>());
+    }
+    return std::string(buf, r.ptr);
+}
+
+// ---- libsvm text model (svm.cpp SVMModelParser) -----------------------------------
+
+struct SvmText {
+    std::string_view text;
+    std::size_t pos = 0;
+
+    static bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+    std::string_view token() {
+        while (pos < text.size() && space(text[pos])) ++pos;
+        const std::size_t b = pos;
+        while (pos < text.size() && !space(text[pos])) ++pos;
+        return text.substr(b, pos - b);
+    }
+    std::string_view line() {
+        const std::size_t b = pos;
+        while (pos < text.size() && text[pos] != '\n') ++pos;
+        std::string_view l = text.substr(b, pos - b);
+        if (pos < text.size()) ++pos;
+        return l;
+    }
+};
+
+double parse_double(std::string_view t, const std::string& what) {
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    double v = 0.0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
+        fail("libsvm model: bad number \"" + std::string(t) + "\" for " + what);
+    return v;
+}
+
+long parse_long(std::string_view t, const std::string& what) {
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    long v = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
+        fail("libsvm model: bad integer \"" + std::string(t) + "\" for " + what);
+    return v;
+}
+
+struct SvmModel {
+    double gamma = 0.0, rho = 0.0;
+    std::vector<double> coef, sv;  // sv dense, coef.size() x n
+};
+
+SvmModel parse_svm(std::string_view text, std::size_t n) {
+    SvmText in{text};
+    SvmModel m;
+    long nr_class = -1, total_sv = -1;
+    bool have_gamma = false, have_rho = false, regression = false, rbf = false;
+    bool have_type = false, have_kernel = false;
+    for (;;) {
+        const std::string_view key = in.token();
+        if (key.empty()) fail("libsvm model: no \"SV\" line");
+        if (key == "SV") break;
+        if (key == "svm_type") {
+            const std::string_view t = in.token();
+            have_type = true;
+            regression = (t == "nu_svr" || t == "epsilon_svr");
+            if (!regression)
+                fail("libsvm model: svm_type \"" + std::string(t) + "\" is not supported (nu_svr)");
+        } else if (key == "kernel_type") {
+            const std::string_view t = in.token();
+            have_kernel = true;
+            rbf = (t == "rbf");
+            if (!rbf)
+                fail("libsvm model: kernel_type \"" + std::string(t) + "\" is not supported (rbf)");
+        } else if (key == "gamma") {
+            m.gamma = parse_double(in.token(), "gamma");
+            have_gamma = true;
+        } else if (key == "degree") {
+            parse_long(in.token(), "degree");
+        } else if (key == "coef0") {
+            parse_double(in.token(), "coef0");
+        } else if (key == "nr_class") {
+            nr_class = parse_long(in.token(), "nr_class");
+            if (nr_class != 2) fail("libsvm model: nr_class must be 2 for regression");
+        } else if (key == "total_sv") {
+            total_sv = parse_long(in.token(), "total_sv");
+            if (total_sv < 1 || total_sv > 100000) fail("libsvm model: bad total_sv");
+        } else if (key == "rho") {
+            if (nr_class != 2) fail("libsvm model: rho before nr_class");
+            m.rho = parse_double(in.token(), "rho");
+            have_rho = true;
+        } else if (key == "label" || key == "nr_sv") {
+            if (nr_class != 2) fail("libsvm model: " + std::string(key) + " before nr_class");
+            for (int i = 0; i < 2; ++i) parse_long(in.token(), std::string(key));
+        } else if (key == "probA" || key == "probB") {
+            parse_double(in.token(), std::string(key));
+        } else {
+            fail("libsvm model: unknown header item \"" + std::string(key) + "\"");
+        }
+    }
+    if (!have_type) fail("libsvm model: missing svm_type");
+    if (!have_kernel) fail("libsvm model: missing kernel_type");
+    if (!have_gamma) fail("libsvm model: missing gamma");
+    if (nr_class != 2) fail("libsvm model: missing nr_class");
+    if (total_sv < 1) fail("libsvm model: missing total_sv");
+    if (!have_rho) fail("libsvm model: missing rho");
+    in.line();  // rest of the "SV" line
+
+    m.coef.resize(std::size_t(total_sv));
+    m.sv.assign(std::size_t(total_sv) * n, 0.0);  // indices absent from a vector are 0
+    for (long s = 0; s < total_sv; ++s) {
+        const std::string what = "support vector " + std::to_string(s + 1);
+        if (in.pos >= in.text.size()) fail("libsvm model: " + what + " is missing");
+        SvmText ln{in.line()};
+        const std::string_view c = ln.token();
+        if (c.empty()) fail("libsvm model: " + what + " has no coefficient");
+        m.coef[s] = parse_double(c, what + " coefficient");
+        long last = 0;
+        for (std::string_view t = ln.token(); !t.empty(); t = ln.token()) {
+            const std::size_t colon = t.find(':');
+            if (colon == std::string_view::npos)
+                fail("libsvm model: " + what + ": \"" + std::string(t) + "\" is not index:value");
+            const long idx = parse_long(t.substr(0, colon), what + " index");
+            if (idx <= last)
+                fail("libsvm model: " + what + ": feature indices must increase from 1");
+            if (std::size_t(idx) > n)
+                fail("libsvm model: " + what + " has feature index " + std::to_string(idx) +
+                     ", but the model has " + std::to_string(n) + " features");
+            m.sv[std::size_t(s) * n + std::size_t(idx - 1)] =
+                parse_double(t.substr(colon + 1), what + " value");
+            last = idx;
+        }
+    }
+    return m;
+}
+
+// ---- score transform (predict.c transform / piecewise_linear_mapping) -------------
+
+// Slope and offset of the line through p1, p2 (find_linear_function_parameters), for
+// a segment that is neither vertical nor horizontal.
+void line_through(std::pair<double, double> p1, std::pair<double, double> p2, double& alpha,
+                  double& beta) {
+    if (p1.first == 0) {
+        beta = p1.second;
+        alpha = (p2.second - beta) / p2.first;
+    } else {
+        alpha = (p2.second - p1.second) / (p2.first - p1.first);
+        beta = p1.second - (p1.first * alpha);
+    }
+}
+
+// libvmaf's mapping: every segment is visited; a later match overrides an earlier one;
+// points outside the knots extend the first/last segment. A non-increasing knot list
+// stops the walk (libvmaf returns early with the value built so far).
+void piecewise_linear(double x, const std::vector<std::pair<double, double>>& k, double& y) {
+    if (k.size() <= 1) return;  // libvmaf: error return, output left as it was
+    const std::size_t n_seg = k.size() - 1;
+    double slope = 0.0, offset = 0.0;
+    y = 0.0;
+    for (std::size_t i = 0; i < n_seg; ++i) {
+        if (!(k[i].first < k[i + 1].first && k[i].second <= k[i + 1].second)) return;
+        const bool in_seg = k[i].first <= x && x <= k[i + 1].first;
+        if (k[i].second == k[i + 1].second) {
+            if (in_seg) y = k[i].second;
+            if (i == 0 && x < k[i].first) y = k[i].second;
+            if (i == n_seg - 1 && x > k[i + 1].first) y = k[i].second;
+        } else {
+            line_through(k[i], k[i + 1], slope, offset);
+            if (in_seg) y = slope * x + offset;
+            if (i == 0 && x < k[i].first) y = slope * x + offset;
+            if (i == n_seg - 1 && x > k[i + 1].first) y = slope * x + offset;
+        }
+    }
+}
+
+double apply_transform(const ScoreTransform& t, double y_in) {
+    double y_out;
+    if (t.p0 || t.p1 || t.p2) {
+        y_out = 0.;
+        if (t.p0) y_out += *t.p0;
+        if (t.p1) y_out += *t.p1 * y_in;
+        if (t.p2) y_out += *t.p2 * y_in * y_in;
+    } else {
+        y_out = y_in;
+    }
+    if (t.knots_enabled) {
+        const double y_stage = y_out;
+        piecewise_linear(y_stage, t.knots, y_out);
+    }
+    if (t.out_lte_in) y_out = (y_out > y_in) ? y_in : y_out;
+    if (t.out_gte_in) y_out = (y_out < y_in) ? y_in : y_out;
+    return y_out;
+}
+
+ScoreTransform parse_transform(const json& st, bool force_enable) {
+    if (!st.is_object()) fail(std::string("score_transform must be an object, not ") + st.type_name());
+    ScoreTransform t;
+    for (auto it = st.begin(); it != st.end(); ++it) {
+        const std::string& key = it.key();
+        const json& v = it.value();
+        const std::string what = "score_transform." + key;
+        if (key == "enabled") {
+            if (!v.is_boolean()) fail(what + " must be true or false");
+            t.enabled = v.get<bool>();
+        } else if (key == "p0" || key == "p1" || key == "p2") {
+            std::optional<double>& p = key == "p0" ? t.p0 : key == "p1" ? t.p1 : t.p2;
+            if (v.is_null()) p.reset();
+            else p = number(v, what);
+        } else if (key == "knots") {
+            t.knots.clear();
+            t.knots_enabled = false;
+            if (v.is_null()) continue;
+            if (!v.is_array()) fail(what + " must be an array or null");
+            if (v.size() > kMaxKnots) fail(what + " has more than 10 knots");
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                const std::vector<double> p = number_array(v[i], what + "[" + std::to_string(i) + "]");
+                if (p.size() != 2) fail(what + "[" + std::to_string(i) + "] must be [x, y]");
+                t.knots.emplace_back(p[0], p[1]);
+            }
+            t.knots_enabled = true;
+        } else if (key == "out_lte_in" || key == "out_gte_in") {
+            // libvmaf: a string; only "true" switches it on.
+            const bool on = string_of(v, what) == "true";
+            (key == "out_lte_in" ? t.out_lte_in : t.out_gte_in) = on;
+        }
+        // other keys are ignored, as libvmaf does
+    }
+    if (force_enable) t.enabled = true;
+    return t;
+}
+
+} // namespace
+
+// ---- loading ----------------------------------------------------------------------
+
+Model load_model(std::string_view json_text, const ModelConfig& cfg) {
+    json doc;
+    try {
+        doc = json::parse(json_text.begin(), json_text.end());
+    } catch (const json::exception& e) {
+        fail(std::string("malformed JSON: ") + e.what());
+    }
+    if (!doc.is_object()) fail("the model JSON is not an object");
+    const json& md = require(doc, "model_dict", "the model JSON");
+    if (!md.is_object()) fail("model_dict must be an object");
+
+    Model m;
+    m.name_ = cfg.name.empty() ? "vmaf" : cfg.name;
+    m.source_ = "model JSON";
+
+    const std::string type = string_of(require(md, "model_type", "model_dict"), "model_type");
+    if (type != "LIBSVMNUSVR" && type != "BOOTSTRAP_LIBSVMNUSVR" &&
+        type != "RESIDUEBOOTSTRAP_LIBSVMNUSVR")
+        fail("model_type \"" + type + "\" is not supported (LIBSVMNUSVR)");
+
+    const std::string norm = string_of(require(md, "norm_type", "model_dict"), "norm_type");
+    if (norm == "linear_rescale") m.linear_rescale_ = true;
+    else if (norm == "none") m.linear_rescale_ = false;
+    else fail("norm_type \"" + norm + "\" is not supported (linear_rescale, none)");
+
+    if (md.contains("chroma_correction_parameter"))
+        fail("chroma_correction_parameter (speed_chroma models) is not supported");
+
+    const json& names = require(md, "feature_names", "model_dict");
+    if (!names.is_array()) fail("feature_names must be an array");
+    if (names.empty()) fail("feature_names is empty");
+    if (names.size() > kMaxFeatures) fail("feature_names has more than 64 entries");
+    const std::size_t n = names.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        ModelFeature f;
+        f.name = string_of(names[i], "feature_names[" + std::to_string(i) + "]");
+        const auto ext = extractor_of_feature(f.name);
+        if (!ext)
+            fail("feature \"" + f.name + "\" is not provided by any vmaf_cuda extractor "
+                 "(integer adm, vif, motion)");
+        f.spec.extractor = *ext;
+        m.features_.push_back(std::move(f));
+    }
+
+    // slopes/intercepts: element 0 is the model's output scale, 1..n the inputs'.
+    const bool have_sl = md.contains("slopes"), have_ic = md.contains("intercepts");
+    if (m.linear_rescale_ && (!have_sl || !have_ic))
+        fail(std::string("missing key \"") + (have_sl ? "intercepts" : "slopes") +
+             "\" in model_dict (needed by norm_type linear_rescale)");
+    if (have_sl || have_ic) {
+        const std::vector<double> sl = number_array(require(md, "slopes", "model_dict"), "slopes");
+        const std::vector<double> ic =
+            number_array(require(md, "intercepts", "model_dict"), "intercepts");
+        if (sl.size() != n + 1)
+            fail("slopes has " + std::to_string(sl.size()) + " entries; " +
+                 std::to_string(n) + " features need " + std::to_string(n + 1));
+        if (ic.size() != n + 1)
+            fail("intercepts has " + std::to_string(ic.size()) + " entries; " +
+                 std::to_string(n) + " features need " + std::to_string(n + 1));
+        m.slope_ = sl[0];
+        m.intercept_ = ic[0];
+        for (std::size_t i = 0; i < n; ++i) {
+            m.features_[i].slope = sl[i + 1];
+            m.features_[i].intercept = ic[i + 1];
+        }
+    }
+
+    if (const auto it = md.find("feature_opts_dicts"); it != md.end()) {
+        if (!it->is_array()) fail("feature_opts_dicts must be an array");
+        if (it->size() > n)
+            fail("feature_opts_dicts has " + std::to_string(it->size()) +
+                 " entries for " + std::to_string(n) + " features");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const json& d = (*it)[i];
+            const std::string where = "feature_opts_dicts[" + std::to_string(i) + "]";
+            if (!d.is_object()) fail(where + " must be an object");
+            for (auto o = d.begin(); o != d.end(); ++o) {
+                std::string val;
+                if (o->is_number()) val = number_text(*o);
+                else if (o->is_boolean()) val = o->get<bool>() ? "true" : "false";
+                else if (o->is_string()) val = o->get<std::string>();
+                else fail(where + "." + o.key() + " must be a number, boolean or string");
+                try {
+                    set_option(m.features_[i].spec, o.key(), val, VMAF_CUDA_EMODEL);
+                } catch (const Error& e) {
+                    fail(where + ": " + e.what());
+                }
+            }
+        }
+    }
+    for (ModelFeature& f : m.features_) {
+        f.key = feature_key(f.name, f.spec);
+        f.log_name = std::string(feature_alias(f.key));
+    }
+
+    if (const auto it = md.find("score_clip"); it != md.end() && !cfg.disable_clip) {
+        // With disable_clip libvmaf skips the array unread; so do we.
+        const std::vector<double> c = number_array(*it, "score_clip");
+        if (c.size() != 2) fail("score_clip must be [min, max]");
+        m.clip_enabled_ = true;
+        m.clip_min_ = c[0];
+        m.clip_max_ = c[1];
+    }
+
+    // Without a score_transform block there is nothing to enable (libvmaf alike).
+    if (const auto it = md.find("score_transform"); it != md.end())
+        m.transform_ = parse_transform(*it, cfg.enable_transform);
+
+    const std::string svm = string_of(require(md, "model", "model_dict"), "model");
+    SvmModel s = parse_svm(svm, n);
+    m.gamma_ = s.gamma;
+    m.rho_ = s.rho;
+    m.coef_ = std::move(s.coef);
+    m.sv_ = std::move(s.sv);
+    return m;
+}
+
+Model load_model_file(const std::string& path, const ModelConfig& cfg) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) fail("cannot read model file \"" + path + "\": " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    if (f.bad()) fail("cannot read model file \"" + path + "\"");
+    try {
+        Model m = load_model(ss.str(), cfg);
+        m.set_source(path);
+        return m;
+    } catch (const Error& e) {
+        throw Error(e.status, "model file \"" + path + "\": " + e.what());
+    }
+}
+
+// ---- prediction -------------------------------------------------------------------
+
+double Model::predict(std::span<const double> values) const {
+    const std::size_t n = features_.size();
+    if (values.size() != n)
+        throw Error(VMAF_CUDA_EINTERNAL, "model \"" + name_ + "\" takes " + std::to_string(n) +
+                                             " features, got " + std::to_string(values.size()));
+    // predict.c normalize(): slope * x + intercept, no clipping.
+    double x[kMaxFeatures];
+    for (std::size_t i = 0; i < n; ++i)
+        x[i] = linear_rescale_ ? features_[i].slope * values[i] + features_[i].intercept
+                               : values[i];
+
+    // svm.cpp svm_predict_values (regression): sum of coef * K(x, sv), then - rho.
+    // RBF kernel: squared distance summed in feature order, then exp(-gamma * d2).
+    double sum = 0;
+    const double* sv = sv_.data();
+    for (std::size_t s = 0; s < coef_.size(); ++s, sv += n) {
+        double d2 = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const double d = x[j] - sv[j];
+            d2 += d * d;
+        }
+        sum += coef_[s] * std::exp(-gamma_ * d2);
+    }
+    sum -= rho_;
+
+    double y = sum;
+    if (linear_rescale_) y = (y - intercept_) / slope_;  // denormalize()
+    if (transform_.enabled) y = apply_transform(transform_, y);
+    if (clip_enabled_) {
+        y = (y < clip_min_) ? clip_min_ : y;
+        y = (y > clip_max_) ? clip_max_ : y;
+    }
+    return y;
+}
+
+void Model::overload(std::string_view extractor, std::string_view option, std::string_view value) {
+    // Validate even when no input uses this extractor (libvmaf then changes nothing).
+    FeatureSpec probe{std::string(extractor), {}};
+    extractor_features(extractor);
+    set_option(probe, option, value, VMAF_CUDA_EINVAL);
+    for (ModelFeature& f : features_) {
+        if (f.spec.extractor != extractor) continue;
+        f.spec.options[std::string(option)] = probe.options.at(std::string(option));
+        f.key = feature_key(f.name, f.spec);
+        f.log_name = std::string(feature_alias(f.key));
+    }
+}
+
+} // namespace vmaf_cuda::engine

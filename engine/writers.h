@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file writers.h
+/// Log files in the layouts of libvmaf v3.2.0 src/output.c (vmaf_write_output_xml,
+/// _json, _csv, _sub), from a plain table of scored frames.
+
+#include <array>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vmaf_cuda::engine {
+
+/// Same values as VmafCudaLogFormat.
+enum class LogFormat { xml = 0, json = 1, csv = 2, sub = 3 };
+
+/// One feature or model score over the scored frames.
+struct LogColumn {
+    /// Name as stored (collector key, e.g. "VMAF_integer_feature_adm2_score" or "vmaf");
+    /// the writers print feature_alias(name), as libvmaf does ("integer_adm2").
+    std::string name;
+    /// One value per LogTable::frames entry. NaN/Inf print as null in JSON and as
+    /// printf prints them ("nan", "inf") elsewhere, as libvmaf does.
+    std::vector<double> values;
+    /// Pooled values indexed by VmafCudaPool (MEAN, HARMONIC_MEAN, MIN, MAX); written
+    /// in libvmaf's order min, max, mean, harmonic_mean. See pooling.h.
+    std::array<double, 4> pooled{std::numeric_limits<double>::quiet_NaN(),
+                                 std::numeric_limits<double>::quiet_NaN(),
+                                 std::numeric_limits<double>::quiet_NaN(),
+                                 std::numeric_limits<double>::quiet_NaN()};
+};
+
+/// Everything a log shows.
+struct LogTable {
+    std::string version;   ///< "version" field; empty: this library's version string
+    double fps = std::numeric_limits<double>::quiet_NaN(); ///< "%.2f"; JSON null when NaN/Inf
+    unsigned width = 0, height = 0; ///< XML <params qualityWidth/qualityHeight>
+    unsigned subsample = 1;  ///< informational: `frames` already holds only scored frames
+    /// Digits after the decimal point, 1..17: "%.Nf", switching to "%.Mf" (M = max(N, 16))
+    /// for values with more than N leading zeros after the decimal point; N = 6 is
+    /// exactly libvmaf's rule (%.6f, %.16f beyond 6 leading zeros). -1: "%.17g",
+    /// which parses back to the same double.
+    int precision = 6;
+    std::vector<unsigned> frames;   ///< frame numbers of the rows, increasing (frameNum)
+    std::vector<LogColumn> columns; ///< in output order
+    /// libvmaf's aggregate_metrics (name, value), in order; empty for adm/vif/motion.
+    std::vector<std::pair<std::string, double>> aggregate;
+};
+
+/// The log text. Throws Error(VMAF_CUDA_EINVAL) for a bad format or precision, or a
+/// column whose value count differs from frames.size().
+std::string format_log(LogFormat fmt, const LogTable& t);
+
+/// Writes format_log() to `path` (replaced). Throws Error(VMAF_CUDA_EIO) naming the
+/// path when it cannot be written, Error(VMAF_CUDA_EINVAL) as format_log().
+void write_log_file(const std::string& path, LogFormat fmt, const LogTable& t);
+
+/// One value as the logs print it with `precision` (see LogTable::precision).
+std::string format_value(double v, int precision);
+
+} // namespace vmaf_cuda::engine
