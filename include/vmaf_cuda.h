@@ -152,6 +152,12 @@ int vmaf_cuda_open(VmafCudaSession **out, const VmafCudaSettings *s,
 /** Closes a session and frees everything it owns; NULL is accepted. */
 void vmaf_cuda_close(VmafCudaSession *vs);
 
+/** Number of models of the session (>= 1). */
+unsigned vmaf_cuda_model_count(const VmafCudaSession *vs);
+
+/** Score key of model `i` (0-based, in the order given), e.g. "vmaf"; NULL if out of range. */
+const char *vmaf_cuda_model_name(const VmafCudaSession *vs, unsigned i);
+
 /** Name of the backend in use: "cuda" or "cpu". */
 const char *vmaf_cuda_backend_name(const VmafCudaSession *vs);
 

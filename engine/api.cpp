@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// The C API: every entry catches everything and returns a status code.
+
+#include "vmaf_cuda.h"
+
+#include "error.h"
+#include "session.h"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+struct VmafCudaSession {
+    std::unique_ptr<vmaf_cuda::engine::Session> impl;
+    std::string error;
+};
+
+namespace {
+
+using vmaf_cuda::engine::Error;
+
+/// Runs `f`, turning exceptions into a status code and a message on `vs`.
+template <class F> int guarded(VmafCudaSession* vs, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (vs) vs->error = e.what();
+        return e.status;
+    } catch (const std::bad_alloc&) {
+        if (vs) vs->error = "out of memory";
+        return VMAF_CUDA_ENOMEM;
+    } catch (const std::exception& e) {
+        if (vs) vs->error = std::string("internal error: ") + e.what();
+        return VMAF_CUDA_EINTERNAL;
+    } catch (...) {
+        if (vs) vs->error = "internal error";
+        return VMAF_CUDA_EINTERNAL;
+    }
+}
+
+void write_err(char* err, size_t n, const std::string& msg) {
+    if (err && n) std::snprintf(err, n, "%s", msg.c_str());
+}
+
+} // namespace
+
+extern "C" {
+
+void vmaf_cuda_default_settings(VmafCudaSettings* s) {
+    if (!s) return;
+    std::memset(s, 0, sizeof *s);
+    s->bpc = 8;
+    s->chroma = VMAF_CUDA_CHROMA_420;
+    s->backend = VMAF_CUDA_BACKEND_AUTO;
+    s->n_subsample = 1;
+    s->frames_in_flight = 4;
+}
+
+int vmaf_cuda_open(VmafCudaSession** out, const VmafCudaSettings* s, char* err, size_t err_size) {
+    if (out) *out = nullptr;
+    write_err(err, err_size, "");
+    if (!out || !s) {
+        write_err(err, err_size, "vmaf_cuda_open: NULL argument");
+        return VMAF_CUDA_EINVAL;
+    }
+    VmafCudaSession* vs = nullptr;
+    try {
+        vs = new VmafCudaSession;
+    } catch (...) {
+        write_err(err, err_size, "out of memory");
+        return VMAF_CUDA_ENOMEM;
+    }
+    const int rc = guarded(vs, [&] {
+        vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s);
+        return VMAF_CUDA_OK;
+    });
+    if (rc < 0) {
+        write_err(err, err_size, vs->error);
+        delete vs;
+        return rc;
+    }
+    *out = vs;
+    return VMAF_CUDA_OK;
+}
+
+void vmaf_cuda_close(VmafCudaSession* vs) {
+    if (!vs) return;
+    try {
+        vs->impl.reset();
+    } catch (...) {
+    }
+    delete vs;
+}
+
+unsigned vmaf_cuda_model_count(const VmafCudaSession* vs) {
+    return vs && vs->impl ? unsigned(vs->impl->models().size()) : 0;
+}
+
+const char* vmaf_cuda_model_name(const VmafCudaSession* vs, unsigned i) {
+    if (!vs || !vs->impl || i >= vs->impl->models().size()) return nullptr;
+    return vs->impl->models()[i].name().c_str();
+}
+
+const char* vmaf_cuda_backend_name(const VmafCudaSession* vs) {
+    return vs && vs->impl ? vs->impl->backend_name() : "";
+}
+
+int vmaf_cuda_send(VmafCudaSession* vs, const VmafCudaPicture* ref, const VmafCudaPicture* dist) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    if (!ref || !dist) {
+        vs->error = "vmaf_cuda_send: NULL picture (use vmaf_cuda_flush at the end of the stream)";
+        return VMAF_CUDA_EINVAL;
+    }
+    return guarded(vs, [&] {
+        vs->impl->send(*ref, *dist);
+        return VMAF_CUDA_OK;
+    });
+}
+
+int vmaf_cuda_receive(VmafCudaSession* vs, VmafCudaFrameScores* out) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    if (!out) {
+        vs->error = "vmaf_cuda_receive: NULL output";
+        return VMAF_CUDA_EINVAL;
+    }
+    return guarded(vs, [&] { return vs->impl->receive(*out); });
+}
+
+int vmaf_cuda_flush(VmafCudaSession* vs) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    return guarded(vs, [&] {
+        vs->impl->flush();
+        return VMAF_CUDA_OK;
+    });
+}
+
+int vmaf_cuda_pooled(VmafCudaSession* vs, const char* name, enum VmafCudaPool pool, double* out) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    if (!name || !out || pool < VMAF_CUDA_POOL_MEAN || pool > VMAF_CUDA_POOL_MAX) {
+        vs->error = "vmaf_cuda_pooled: invalid argument";
+        return VMAF_CUDA_EINVAL;
+    }
+    return guarded(vs, [&] {
+        *out = vs->impl->pooled(name, pool);
+        return VMAF_CUDA_OK;
+    });
+}
+
+int vmaf_cuda_write_log(VmafCudaSession* vs, const char* path, enum VmafCudaLogFormat fmt,
+                        int precision, double fps) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    if (!path || fmt < VMAF_CUDA_LOG_XML || fmt > VMAF_CUDA_LOG_SUB ||
+        !(precision == -1 || (precision >= 1 && precision <= 17))) {
+        vs->error = "vmaf_cuda_write_log: invalid path, format or precision";
+        return VMAF_CUDA_EINVAL;
+    }
+    return guarded(vs, [&] {
+        vs->impl->write_log(path, fmt, precision, fps);
+        return VMAF_CUDA_OK;
+    });
+}
+
+const char* vmaf_cuda_error_message(const VmafCudaSession* vs) {
+    return vs ? vs->error.c_str() : "no session";
+}
+
+const char* vmaf_cuda_strerror(int status) {
+    switch (status) {
+    case VMAF_CUDA_OK: return "success";
+    case VMAF_CUDA_EAGAIN: return "no frame is final yet";
+    case VMAF_CUDA_EOF: return "end of stream";
+    case VMAF_CUDA_EINVAL: return "invalid argument";
+    case VMAF_CUDA_ENOMEM: return "out of memory";
+    case VMAF_CUDA_ENODEV: return "no usable CUDA device";
+    case VMAF_CUDA_ECUDA: return "CUDA error";
+    case VMAF_CUDA_EMODEL: return "model error";
+    case VMAF_CUDA_EIO: return "I/O error";
+    case VMAF_CUDA_ESTATE: return "call not valid in this state";
+    case VMAF_CUDA_EINTERNAL: return "internal error";
+    default: return "unknown status";
+    }
+}
+
+const char* vmaf_cuda_version(void) {
+    return VMAF_CUDA_VERSION_STRING " (libvmaf v3.2.0 compatible)";
+}
+
+} // extern "C"

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#include "video_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+namespace vmaf_cuda::tools {
+
+std::size_t VideoFormat::chroma_samples() const {
+    switch (chroma) {
+    case 400: return 0;
+    case 444: return std::size_t(width) * height;
+    case 422: return std::size_t((width + 1) / 2) * height;
+    default: return std::size_t((width + 1) / 2) * ((height + 1) / 2);
+    }
+}
+
+VideoReader::VideoReader(const std::string& path, const VideoFormat& fmt)
+    : path_(path), fmt_(fmt) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_)
+        throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    char magic[9] = {};
+    const std::size_t got = std::fread(magic, 1, 9, f_);
+    if (got == 9 && std::memcmp(magic, "YUV4MPEG2", 9) == 0) {
+        y4m_ = true;
+        parse_y4m_header();
+        return;
+    }
+    if (fmt_.width == 0 || fmt_.height == 0)
+        throw InputError("'" + path + "' is raw YUV: give its size with -w and -h");
+    if (std::fseek(f_, 0, SEEK_END) != 0)
+        throw InputError("cannot seek in '" + path + "'");
+    const long size = std::ftell(f_);
+    std::rewind(f_);
+    const std::size_t fb = fmt_.frame_bytes();
+    if (size < 0 || std::size_t(size) % fb != 0) {
+        std::ostringstream m;
+        m << "'" << path << "' holds " << size << " bytes, not a whole number of "
+          << fmt_.width << "x" << fmt_.height << " " << fmt_.chroma << " " << fmt_.bpc
+          << "-bit frames of " << fb << " bytes (wrong -w/-h/-p/-b, or a truncated file?)";
+        throw InputError(m.str());
+    }
+    frame_count_ = long(std::size_t(size) / fb);
+}
+
+VideoReader::~VideoReader() {
+    if (f_) std::fclose(f_);
+}
+
+void VideoReader::parse_y4m_header() {
+    std::string line;
+    int c;
+    while ((c = std::fgetc(f_)) != EOF && c != '\n') line.push_back(char(c));
+    if (c != '\n') throw InputError("'" + path_ + "': truncated Y4M header");
+    std::istringstream in(line);
+    std::string tok;
+    std::string cs = "420";
+    unsigned w = 0, h = 0;
+    while (in >> tok) {
+        switch (tok[0]) {
+        case 'W': w = unsigned(std::stoul(tok.substr(1))); break;
+        case 'H': h = unsigned(std::stoul(tok.substr(1))); break;
+        case 'C': cs = tok.substr(1); break;
+        case 'F': {
+            const auto colon = tok.find(':');
+            if (colon != std::string::npos) {
+                const double num = std::stod(tok.substr(1, colon - 1));
+                const double den = std::stod(tok.substr(colon + 1));
+                if (den > 0) fmt_.fps = num / den;
+            }
+            break;
+        }
+        default: break;
+        }
+    }
+    if (w == 0 || h == 0) throw InputError("'" + path_ + "': Y4M header has no W/H");
+    fmt_.width = w;
+    fmt_.height = h;
+    // Colour space: 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, mono, 420p10, 444p12 ...
+    unsigned chroma = 0, bpc = 8;
+    if (cs.rfind("mono", 0) == 0) {
+        chroma = 400;
+        if (cs.size() > 4) bpc = unsigned(std::stoul(cs.substr(4)));
+    } else if (cs.size() >= 3) {
+        chroma = unsigned(std::stoul(cs.substr(0, 3)));
+        const auto p = cs.find('p', 3);
+        if (p != std::string::npos && p + 1 < cs.size() && std::isdigit((unsigned char)cs[p + 1]))
+            bpc = unsigned(std::stoul(cs.substr(p + 1)));
+    }
+    if ((chroma != 420 && chroma != 422 && chroma != 444 && chroma != 400) || bpc < 8 || bpc > 16)
+        throw InputError("'" + path_ + "': unsupported Y4M colour space C" + cs);
+    fmt_.chroma = chroma;
+    fmt_.bpc = bpc;
+}
+
+bool VideoReader::read(std::vector<std::uint8_t>& luma) {
+    if (y4m_) {
+        char tag[5];
+        const std::size_t got = std::fread(tag, 1, 5, f_);
+        if (got == 0) return false;
+        if (got != 5 || std::memcmp(tag, "FRAME", 5) != 0)
+            throw InputError("'" + path_ + "': bad Y4M frame header at frame " +
+                             std::to_string(frames_read_));
+        int c;
+        while ((c = std::fgetc(f_)) != EOF && c != '\n') {}
+        if (c != '\n')
+            throw InputError("'" + path_ + "': truncated at frame " + std::to_string(frames_read_));
+    }
+    luma.resize(fmt_.luma_bytes());
+    const std::size_t got = std::fread(luma.data(), 1, luma.size(), f_);
+    if (got == 0 && !y4m_) return false;
+    skip_.resize(fmt_.frame_bytes() - fmt_.luma_bytes());
+    const std::size_t got_c = skip_.empty() ? 0 : std::fread(skip_.data(), 1, skip_.size(), f_);
+    if (got != luma.size() || got_c != skip_.size())
+        throw InputError("'" + path_ + "' is truncated: frame " + std::to_string(frames_read_) +
+                         " is incomplete");
+    ++frames_read_;
+    return true;
+}
+
+} // namespace vmaf_cuda::tools

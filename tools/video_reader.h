@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file video_reader.h
+/// Frame readers for the CLI and the benchmark: raw planar YUV and YUV4MPEG2 (Y4M).
+/// Only the luma plane of each frame is kept (ADM, VIF and motion use luma only).
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vmaf_cuda::tools {
+
+/// Layout of a stream's frames.
+struct VideoFormat {
+    unsigned width = 0;   ///< luma samples per row
+    unsigned height = 0;  ///< luma rows
+    unsigned bpc = 8;     ///< 8..16; above 8 bits, samples are 16-bit little-endian words
+    unsigned chroma = 420; ///< 420, 422, 444 or 400
+    double fps = 0.0;     ///< frames per second from a Y4M header, 0 when unknown
+
+    unsigned bytes_per_sample() const { return bpc > 8 ? 2u : 1u; }
+    std::size_t luma_bytes() const { return std::size_t(width) * height * bytes_per_sample(); }
+    /// Chroma plane size in samples for one of the two planes (ceil for odd sizes).
+    std::size_t chroma_samples() const;
+    std::size_t frame_bytes() const {
+        return luma_bytes() + 2 * chroma_samples() * bytes_per_sample();
+    }
+};
+
+/// Error with a message for the user (bad file, size mismatch, short file).
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Reads frames one at a time from a raw .yuv or a .y4m file.
+class VideoReader {
+public:
+    /// Opens `path`. A file starting with "YUV4MPEG2" is parsed as Y4M (its header gives
+    /// the format, `fmt` is only a fallback); anything else is raw YUV of format `fmt`.
+    /// Throws InputError when the file cannot be opened, the Y4M header is invalid or
+    /// uses an unsupported colour space, or a raw file's size is not a whole number of
+    /// frames.
+    VideoReader(const std::string& path, const VideoFormat& fmt);
+    ~VideoReader();
+    VideoReader(const VideoReader&) = delete;
+    VideoReader& operator=(const VideoReader&) = delete;
+
+    const VideoFormat& format() const { return fmt_; }
+    bool is_y4m() const { return y4m_; }
+    /// Number of frames when known up front (raw YUV), -1 otherwise.
+    long frame_count() const { return frame_count_; }
+
+    /// Reads the next frame's luma into `luma` (width*height samples, tightly packed).
+    /// Returns false at a clean end of file; throws InputError on a truncated frame.
+    bool read(std::vector<std::uint8_t>& luma);
+
+private:
+    void parse_y4m_header();
+    std::string path_;
+    std::FILE* f_ = nullptr;
+    VideoFormat fmt_;
+    bool y4m_ = false;
+    long frame_count_ = -1;
+    long frames_read_ = 0;
+    std::vector<std::uint8_t> skip_;
+};
+
+} // namespace vmaf_cuda::tools

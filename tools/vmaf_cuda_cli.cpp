@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// vmaf-cuda: score a distorted video against a reference, like libvmaf's `vmaf` tool.
+// Raw YUV (-w -h -p -b) or Y4M in; libvmaf-format log (XML/JSON/CSV/SUB) out.
+
+#include "video_reader.h"
+#include "vmaf_cuda.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+using vmaf_cuda::tools::InputError;
+using vmaf_cuda::tools::VideoFormat;
+using vmaf_cuda::tools::VideoReader;
+
+struct Args {
+    std::string ref, dist, output, backend = "auto", precision = "6";
+    unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
+    long frame_cnt = -1;
+    std::vector<std::string> models, features;
+    bool xml = false, json = false, csv = false, sub = false, quiet = false;
+};
+
+int fail(const std::string& msg) {
+    std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
+    return 1;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+    return out;
+}
+
+int run(const Args& a) {
+    VideoFormat fmt;
+    fmt.width = a.width;
+    fmt.height = a.height;
+    fmt.bpc = a.bpc;
+    fmt.chroma = a.chroma;
+    VideoReader ref(a.ref, fmt);
+    VideoReader dist(a.dist, fmt);
+    const VideoFormat& rf = ref.format();
+    const VideoFormat& df = dist.format();
+    if (rf.width != df.width || rf.height != df.height)
+        return fail("reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
+                    " but distorted is " + std::to_string(df.width) + "x" +
+                    std::to_string(df.height) + ": sizes must match");
+    if (rf.bpc != df.bpc)
+        return fail("reference is " + std::to_string(rf.bpc) + "-bit but distorted is " +
+                    std::to_string(df.bpc) + "-bit: bit depths must match");
+    if (ref.frame_count() >= 0 && dist.frame_count() >= 0 &&
+        ref.frame_count() != dist.frame_count() &&
+        (a.frame_cnt < 0 || a.frame_cnt > std::min(ref.frame_count(), dist.frame_count())))
+        return fail("reference has " + std::to_string(ref.frame_count()) +
+                    " frames but distorted has " + std::to_string(dist.frame_count()) +
+                    " (use --frame_cnt to score fewer)");
+
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = rf.width;
+    s.height = rf.height;
+    s.bpc = rf.bpc;
+    s.chroma = rf.chroma == 444 ? VMAF_CUDA_CHROMA_444
+             : rf.chroma == 422 ? VMAF_CUDA_CHROMA_422
+             : rf.chroma == 400 ? VMAF_CUDA_CHROMA_400 : VMAF_CUDA_CHROMA_420;
+    s.backend = a.backend == "cuda" ? VMAF_CUDA_BACKEND_CUDA
+              : a.backend == "cpu" ? VMAF_CUDA_BACKEND_CPU : VMAF_CUDA_BACKEND_AUTO;
+    const std::string models = join(a.models, "|");
+    const std::string features = join(a.features, "|");
+    s.models = models.empty() ? nullptr : models.c_str();
+    s.features = features.empty() ? nullptr : features.c_str();
+    s.n_subsample = a.subsample;
+    s.n_threads = a.threads;
+
+    char err[512] = {};
+    VmafCudaSession* vs = nullptr;
+    if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) return fail(err);
+    struct Closer { VmafCudaSession* p; ~Closer() { vmaf_cuda_close(p); } } closer{vs};
+    if (!a.quiet)
+        std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit\n", vmaf_cuda_version(),
+                     vmaf_cuda_backend_name(vs), s.width, s.height, s.bpc);
+
+    std::vector<std::uint8_t> rl, dl;
+    const ptrdiff_t pitch = ptrdiff_t(rf.width) * rf.bytes_per_sample();
+    long n = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    VmafCudaFrameScores fs;
+    while (a.frame_cnt < 0 || n < a.frame_cnt) {
+        const bool hr = ref.read(rl);
+        const bool hd = dist.read(dl);
+        if (!hr && !hd) break;
+        if (hr != hd)
+            return fail(std::string(hr ? "distorted" : "reference") + " ended after " +
+                        std::to_string(n) + " frames, before the " +
+                        (hr ? "reference" : "distorted"));
+        VmafCudaPicture rp{rl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
+        VmafCudaPicture dp{dl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
+        if (vmaf_cuda_send(vs, &rp, &dp) < 0) return fail(vmaf_cuda_error_message(vs));
+        ++n;
+        int r;
+        while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
+        if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs));
+    }
+    if (a.frame_cnt >= 0 && n < a.frame_cnt)
+        return fail("--frame_cnt " + std::to_string(a.frame_cnt) + " asked, but the inputs hold " +
+                    std::to_string(n) + " frames");
+    if (n == 0) return fail("no frames to score");
+    if (vmaf_cuda_flush(vs) < 0) return fail(vmaf_cuda_error_message(vs));
+    int r;
+    while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
+    if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs));
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double fps = secs > 0 ? double(n) / secs : NAN;
+
+    if (!a.output.empty()) {
+        const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
+                                   : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
+        int precision = 6;
+        if (a.precision == "max") precision = -1;
+        else {
+            try { precision = std::stoi(a.precision); } catch (...) { precision = 0; }
+            if (precision < 1 || precision > 17)
+                return fail("--precision must be 1..17 or max, not '" + a.precision + "'");
+        }
+        if (vmaf_cuda_write_log(vs, a.output.c_str(), lf, precision, fps) < 0)
+            return fail(vmaf_cuda_error_message(vs));
+    }
+
+    double score = 0;
+    const char* first_model = vmaf_cuda_model_name(vs, 0);
+    if (vmaf_cuda_pooled(vs, first_model, VMAF_CUDA_POOL_MEAN, &score) < 0)
+        return fail(vmaf_cuda_error_message(vs));
+    if (!a.quiet)
+        std::fprintf(stderr, "%ld frames in %.3f s (%.1f frames/s)\n", n, secs, fps);
+    std::printf("VMAF score: %f\n", score);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Args a;
+    CLI::App app{"vmaf-cuda: VMAF bit-exact with libvmaf v3.2.0, on the GPU or the CPU.\n"
+                 "Inputs are raw planar YUV (give -w -h -p -b) or Y4M."};
+    app.set_help_flag("--help", "Print this help and exit");
+    app.add_option("-r,--reference", a.ref, "Reference video (.yuv or .y4m)")->required();
+    app.add_option("-d,--distorted", a.dist, "Distorted video (.yuv or .y4m)")->required();
+    app.add_option("-w,--width", a.width, "Width of raw YUV input");
+    app.add_option("-h,--height", a.height, "Height of raw YUV input");
+    app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
+        ->check(CLI::IsMember({420, 422, 444}));
+    app.add_option("-b,--bitdepth", a.bpc, "Bit depth of raw YUV input (8..16)")
+        ->check(CLI::Range(8, 16));
+    app.add_option("-m,--model", a.models,
+                   "Model: version=NAME or path=FILE.json, with :name=, :enable_transform, "
+                   ":disable_clip (repeatable; default version=vmaf_v0.6.1)");
+    app.add_option("--feature", a.features, "Extra feature: adm, vif, motion[:opt=val] (repeatable)");
+    app.add_option("-o,--output", a.output, "Log file to write");
+    auto* fx = app.add_flag("--xml", a.xml, "Log in XML (default)");
+    auto* fj = app.add_flag("--json", a.json, "Log in JSON");
+    auto* fc = app.add_flag("--csv", a.csv, "Log in CSV");
+    auto* fsu = app.add_flag("--sub", a.sub, "Log in MicroDVD SUB");
+    fx->excludes(fj)->excludes(fc)->excludes(fsu);
+    fj->excludes(fc)->excludes(fsu);
+    fc->excludes(fsu);
+    app.add_option("--subsample", a.subsample, "Score every N-th frame")->check(CLI::Range(1, 1 << 20));
+    app.add_option("--frame_cnt", a.frame_cnt, "Score only the first N frames")->check(CLI::Range(1L, 1L << 40));
+    app.add_option("--threads", a.threads, "CPU worker threads");
+    app.add_option("--precision", a.precision,
+                   "Digits after the point in the log (default 6, as libvmaf), or 'max' (round-trip)");
+    app.add_option("--backend", a.backend, "auto, cuda or cpu")
+        ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    app.add_flag("-q,--quiet", a.quiet, "Print only the score");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        return run(a);
+    } catch (const InputError& e) {
+        return fail(e.what());
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}
