@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `api`: the C API's contract (lookahead, EAGAIN/EOF, errors with messages,
+// pitch and high-bit layouts) on the CPU backend.
+
+#include "vmaf_cuda.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Frames {
+    unsigned w, h, bpc;
+    std::vector<std::vector<std::uint16_t>> ref, dist; // values in low bits
+};
+
+Frames make_frames(unsigned w, unsigned h, unsigned bpc, unsigned n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Frames f{w, h, bpc, {}, {}};
+    const unsigned maxv = (1u << bpc) - 1;
+    std::normal_distribution<double> noise(0, maxv / 30.0);
+    for (unsigned k = 0; k < n; ++k) {
+        std::vector<std::uint16_t> r(w * h), d(w * h);
+        for (unsigned y = 0; y < h; ++y)
+            for (unsigned x = 0; x < w; ++x) {
+                const double base = maxv * (0.5 + 0.4 * std::sin(0.1 * (x + 3 * k)) * std::cos(0.08 * y));
+                const double dv = std::clamp(base + noise(rng), 0.0, double(maxv));
+                r[y * w + x] = std::uint16_t(base);
+                d[y * w + x] = std::uint16_t(dv);
+            }
+        f.ref.push_back(r);
+        f.dist.push_back(d);
+    }
+    return f;
+}
+
+/// Packs values into a plane with `pitch` bytes per row, samples stored << shift.
+std::vector<std::uint8_t> pack(const std::vector<std::uint16_t>& v, unsigned w, unsigned h,
+                               unsigned bpc, std::size_t pitch, unsigned shift) {
+    std::vector<std::uint8_t> out(pitch * h, 0xEE);
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x) {
+            if (bpc == 8) out[y * pitch + x] = std::uint8_t(v[y * w + x] << shift);
+            else {
+                const std::uint16_t s = std::uint16_t(v[y * w + x] << shift);
+                std::memcpy(&out[y * pitch + 2 * x], &s, 2);
+            }
+        }
+    return out;
+}
+
+VmafCudaSession* open_cpu(unsigned w, unsigned h, unsigned bpc, const char* models = nullptr) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = w;
+    s.height = h;
+    s.bpc = bpc;
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.models = models;
+    VmafCudaSession* vs = nullptr;
+    char err[256];
+    const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+    INFO(err);
+    REQUIRE(rc == VMAF_CUDA_OK);
+    return vs;
+}
+
+/// All "vmaf" scores of a run with the given pitch padding and sample shift.
+std::vector<double> scores(const Frames& f, std::size_t pad, unsigned shift, unsigned bpc_decl) {
+    VmafCudaSession* vs = open_cpu(f.w, f.h, bpc_decl);
+    const unsigned bps = bpc_decl > 8 ? 2 : 1;
+    const std::size_t pitch = f.w * bps + pad * bps;
+    std::vector<double> out;
+    VmafCudaFrameScores fs;
+    for (std::size_t k = 0; k < f.ref.size(); ++k) {
+        const auto r = pack(f.ref[k], f.w, f.h, bpc_decl, pitch, shift);
+        const auto d = pack(f.dist[k], f.w, f.h, bpc_decl, pitch, shift);
+        VmafCudaPicture rp{r.data(), ptrdiff_t(pitch), shift, VMAF_CUDA_MEMORY_HOST};
+        VmafCudaPicture dp{d.data(), ptrdiff_t(pitch), shift, VMAF_CUDA_MEMORY_HOST};
+        REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) out.push_back(fs.values[fs.count - 1]);
+    }
+    REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+    while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) out.push_back(fs.values[fs.count - 1]);
+    vmaf_cuda_close(vs);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("frame N is returned once frame N+1 was sent; EOF after flush", "[api]") {
+    const Frames f = make_frames(64, 48, 8, 3, 1);
+    VmafCudaSession* vs = open_cpu(64, 48, 8);
+    CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+    CHECK(vmaf_cuda_model_count(vs) == 1);
+    CHECK(std::string(vmaf_cuda_model_name(vs, 0)) == "vmaf");
+    CHECK(vmaf_cuda_model_name(vs, 1) == nullptr);
+    VmafCudaFrameScores fs;
+    CHECK(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_EAGAIN);
+    std::vector<std::vector<std::uint8_t>> keep;
+    auto send = [&](unsigned k) {
+        keep.push_back(pack(f.ref[k], 64, 48, 8, 64, 0));
+        keep.push_back(pack(f.dist[k], 64, 48, 8, 64, 0));
+        VmafCudaPicture rp{keep[keep.size() - 2].data(), 64, 0, VMAF_CUDA_MEMORY_HOST};
+        VmafCudaPicture dp{keep.back().data(), 64, 0, VMAF_CUDA_MEMORY_HOST};
+        REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+    };
+    send(0);
+    CHECK(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_EAGAIN);
+    send(1);
+    REQUIRE(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK);
+    CHECK(fs.index == 0);
+    CHECK(fs.count >= 15);
+    CHECK(std::string(fs.names[fs.count - 1]) == "vmaf");
+    CHECK(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_EAGAIN);
+    send(2);
+    REQUIRE(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK);
+    CHECK(fs.index == 1);
+    REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK);
+    CHECK(fs.index == 2);
+    CHECK(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_EOF);
+    VmafCudaPicture rp{keep[0].data(), 64, 0, VMAF_CUDA_MEMORY_HOST};
+    CHECK(vmaf_cuda_send(vs, &rp, &rp) == VMAF_CUDA_ESTATE);
+    CHECK(std::string(vmaf_cuda_error_message(vs)).find("flush") != std::string::npos);
+    double mean = 0;
+    CHECK(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &mean) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_pooled(vs, "nope", VMAF_CUDA_POOL_MEAN, &mean) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(vmaf_cuda_error_message(vs)).find("nope") != std::string::npos);
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("padded pitch and high-bit (P010-style) samples give the same scores", "[api]") {
+    const std::uint64_t seed = 20261129;
+    INFO("seed " << seed);
+    const Frames f10 = make_frames(70, 41, 10, 3, seed);
+    const auto packed = scores(f10, 0, 0, 10);
+    REQUIRE(packed.size() == 3);
+    CHECK(scores(f10, 37, 0, 10) == packed);  // pitch > width
+    CHECK(scores(f10, 5, 6, 10) == packed);   // P010: 10 bits in the high bits of 16
+    const Frames f8 = make_frames(70, 41, 8, 2, seed + 1);
+    CHECK(scores(f8, 13, 0, 8) == scores(f8, 0, 0, 8));
+}
+
+TEST_CASE("open errors name the problem", "[api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = 64;
+    s.height = 48;
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    VmafCudaSession* vs = reinterpret_cast<VmafCudaSession*>(0x1);
+    char err[256];
+    auto open_err = [&](int expect) {
+        const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+        CHECK(vs == nullptr);
+        CHECK(rc == expect);
+        return std::string(err);
+    };
+    SECTION("zero size") { s.width = 0; CHECK(open_err(VMAF_CUDA_EINVAL).find("size") != std::string::npos); }
+    SECTION("tiny size") { s.height = 4; CHECK(open_err(VMAF_CUDA_EINVAL).find("too small") != std::string::npos); }
+    SECTION("bit depth") { s.bpc = 7; CHECK(open_err(VMAF_CUDA_EINVAL).find("bit depth") != std::string::npos); }
+    SECTION("unknown model version") {
+        s.models = "version=vmaf_v7";
+        CHECK(open_err(VMAF_CUDA_EMODEL).find("vmaf_v7") != std::string::npos);
+    }
+    SECTION("unreadable model file") {
+        s.models = "path=/nonexistent/model.json";
+        CHECK(open_err(VMAF_CUDA_EMODEL).find("/nonexistent/model.json") != std::string::npos);
+    }
+    SECTION("bad model key") {
+        s.models = "version=vmaf_v0.6.1:colour=blue";
+        CHECK(open_err(VMAF_CUDA_EINVAL).find("colour") != std::string::npos);
+    }
+    SECTION("unknown feature") {
+        s.features = "name=cambi";
+        CHECK(open_err(VMAF_CUDA_EINVAL).find("cambi") != std::string::npos);
+    }
+    SECTION("NULL arguments") {
+        CHECK(vmaf_cuda_open(nullptr, &s, err, sizeof err) == VMAF_CUDA_EINVAL);
+        CHECK(vmaf_cuda_open(&vs, nullptr, err, sizeof err) == VMAF_CUDA_EINVAL);
+    }
+}
+
+TEST_CASE("send errors: bad pitch, bad shift, device picture on the CPU backend", "[api]") {
+    VmafCudaSession* vs = open_cpu(64, 48, 10);
+    std::vector<std::uint8_t> buf(128 * 48);
+    VmafCudaPicture ok{buf.data(), 128, 0, VMAF_CUDA_MEMORY_HOST};
+    VmafCudaPicture bad = ok;
+    bad.pitch = 100;
+    CHECK(vmaf_cuda_send(vs, &bad, &ok) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(vmaf_cuda_error_message(vs)).find("pitch") != std::string::npos);
+    bad = ok;
+    bad.shift = 7;
+    CHECK(vmaf_cuda_send(vs, &ok, &bad) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(vmaf_cuda_error_message(vs)).find("shift") != std::string::npos);
+    bad = ok;
+    bad.memory = VMAF_CUDA_MEMORY_DEVICE;
+    CHECK(vmaf_cuda_send(vs, &bad, &ok) == VMAF_CUDA_ENODEV);
+    CHECK(vmaf_cuda_send(vs, nullptr, &ok) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_send(vs, &ok, &ok) == VMAF_CUDA_OK);
+    vmaf_cuda_close(vs);
+    vmaf_cuda_close(nullptr);
+}
+
+TEST_CASE("the same input twice gives identical results", "[api]") {
+    const Frames f = make_frames(96, 64, 8, 4, 7);
+    CHECK(scores(f, 0, 0, 8) == scores(f, 0, 0, 8));
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `golden`: the vmaf-cuda CLI on every golden case with --json --precision max;
+// the log is parsed back (nlohmann-json) and compared with the golden doubles. Also the
+// CLI's error messages for bad input.
+
+#include "golden_util.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+using namespace vmaf_cuda_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cli_path() {
+    const char* e = std::getenv("VMAF_CUDA_CLI");
+    return e ? e : "./tools/vmaf-cuda";
+}
+
+std::string test_backend() {
+    const char* b = std::getenv("VMAF_CUDA_TEST_BACKEND");
+    return b ? b : "cpu";
+}
+
+struct Proc {
+    int status;
+    std::string output; // stdout + stderr
+};
+
+Proc run(const std::string& args) {
+    const std::string cmd = "'" + cli_path() + "' " + args + " 2>&1";
+    Proc p{-1, {}};
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f) return p;
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) p.output.append(buf.data(), n);
+    p.status = pclose(f);
+    return p;
+}
+
+fs::path tmp_dir() {
+    fs::path d = fs::temp_directory_path() / ("vmaf_cuda_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+}
+
+std::string case_args(const GoldenCase& c) {
+    return "-r '" + c.ref + "' -d '" + c.dist + "' -w " + std::to_string(c.width) + " -h " +
+           std::to_string(c.height) + " -p " + std::to_string(c.chroma) + " -b " +
+           std::to_string(c.bpc);
+}
+
+} // namespace
+
+TEST_CASE("CLI --json logs equal the golden values on every case", "[golden][cli]") {
+    const fs::path dir = tmp_dir();
+    for (const GoldenCase& c : golden_cases()) {
+        DYNAMIC_SECTION(c.name) {
+            const fs::path log = dir / (c.name + ".json");
+            const Proc p = run(case_args(c) + " --backend " + test_backend() +
+                               " --json --precision max -o '" + log.string() + "'");
+            INFO(p.output);
+            REQUIRE(p.status == 0);
+            const GoldenTable g = read_golden_csv(golden_dir() + "/" + c.name + ".csv");
+            // The printed score is the pooled mean with %f.
+            char line[64];
+            std::snprintf(line, sizeof line, "VMAF score: %f", g.pooled.at("mean"));
+            CHECK(p.output.find(line) != std::string::npos);
+
+            std::ifstream in(log);
+            REQUIRE(in);
+            const nlohmann::json j = nlohmann::json::parse(in);
+            REQUIRE(j.contains("version"));
+            REQUIRE(j.contains("fps"));
+            REQUIRE(j.contains("frames"));
+            REQUIRE(j.contains("pooled_metrics"));
+            REQUIRE(j.contains("aggregate_metrics"));
+            const auto& frames = j.at("frames");
+            REQUIRE(frames.size() == g.rows.size());
+            std::size_t bad = 0, checked = 0;
+            std::string first;
+            for (std::size_t f = 0; f < g.rows.size(); ++f) {
+                REQUIRE(frames[f].at("frameNum").get<unsigned>() == f);
+                const auto& m = frames[f].at("metrics");
+                for (std::size_t k = 0; k < g.columns.size(); ++k) {
+                    const std::string name = api_name(g.columns[k]);
+                    REQUIRE(m.contains(name));
+                    const double v = m.at(name).get<double>();
+                    ++checked;
+                    if (!same_double(v, g.rows[f][k]) && !bad++)
+                        first = "frame " + std::to_string(f) + " " + name + ": " + fmt17(v) +
+                                " vs " + fmt17(g.rows[f][k]);
+                }
+            }
+            INFO(bad << " of " << checked << " differ; first: " << first);
+            CHECK(bad == 0);
+            const auto& pv = j.at("pooled_metrics").at("vmaf");
+            for (const char* k : {"mean", "harmonic_mean", "min", "max"}) {
+                INFO(k);
+                CHECK(same_double(pv.at(k).get<double>(), g.pooled.at(k)));
+            }
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI logs in libvmaf's XML, CSV and SUB layouts", "[golden][cli]") {
+    const fs::path dir = tmp_dir();
+    GoldenCase c;
+    for (const auto& k : golden_cases())
+        if (k.name == "testsrc2_320x240_8bit_3f") c = k;
+    REQUIRE(!c.name.empty());
+    const fs::path x = dir / "log.xml", v = dir / "log.csv", s = dir / "log.sub";
+    REQUIRE(run(case_args(c) + " --backend cpu --xml -o '" + x.string() + "'").status == 0);
+    REQUIRE(run(case_args(c) + " --backend cpu --csv -o '" + v.string() + "'").status == 0);
+    REQUIRE(run(case_args(c) + " --backend cpu --sub -o '" + s.string() + "'").status == 0);
+    std::ifstream xi(x), vi(v), si(s);
+    std::string l;
+    std::getline(xi, l);
+    CHECK(l.rfind("<VMAF version=", 0) == 0);
+    std::getline(vi, l);
+    CHECK(l.rfind("Frame,", 0) == 0);
+    CHECK(l.find("vmaf") != std::string::npos);
+    std::getline(si, l);
+    CHECK(l.rfind("{0}{1}", 0) == 0);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI errors name the problem", "[golden][cli]") {
+    const fs::path dir = tmp_dir();
+    GoldenCase c;
+    for (const auto& k : golden_cases())
+        if (k.name == "testsrc2_320x240_8bit_3f") c = k;
+    REQUIRE(!c.name.empty());
+
+    SECTION("size that does not match the file") {
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 321 -h 240 -p 420 -b 8");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("not a whole number") != std::string::npos);
+    }
+    SECTION("short file") {
+        const fs::path shortf = dir / "short.yuv";
+        {
+            std::ifstream in(c.dist, std::ios::binary);
+            std::vector<char> b(320 * 240 * 3 / 2 * 2);
+            in.read(b.data(), std::streamsize(b.size()));
+            std::ofstream(shortf, std::ios::binary).write(b.data(), std::streamsize(b.size()));
+        }
+        const Proc p = run("-r '" + c.ref + "' -d '" + shortf.string() + "' -w 320 -h 240 -p 420 -b 8");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("frames") != std::string::npos);
+    }
+    SECTION("unreadable model") {
+        const Proc p = run(case_args(c) + " -m path=" + (dir / "missing.json").string());
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("missing.json") != std::string::npos);
+    }
+    SECTION("unknown model version") {
+        const Proc p = run(case_args(c) + " -m version=vmaf_v9");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("vmaf_v9") != std::string::npos);
+    }
+    SECTION("missing file") {
+        const Proc p = run("-r nothere.yuv -d nothere.yuv -w 320 -h 240");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("nothere.yuv") != std::string::npos);
+    }
+    fs::remove_all(dir);
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what vmaf_cuda's build and tests need on Debian (bookworm or newer), as root
+# (or through sudo). The CUDA toolkit is optional: when nvcc is found (PATH or
+# /usr/local/cuda/bin) the CUDA backend is built too.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+pkgs=(build-essential pkg-config python3 meson ninja-build catch2 nlohmann-json3-dev
+      libcli11-dev ffmpeg)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
