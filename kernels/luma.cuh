@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file luma.cuh
+/// Luma plane preparation on the device: high-bit layouts (P010/P012/P016, whose
+/// values sit in the high bits of 16-bit words) shifted down into a plane of values.
+
+#include "cuda_common.cuh"
+
+namespace vmaf_cuda::cuda {
+
+/// dst(x, y) = src(x, y) >> shift for every sample of a width x height plane of 16-bit
+/// words (src.bpc > 8) or bytes (src.bpc == 8). dst has `dst_pitch` bytes per row and
+/// room for the plane. Enqueued on `stream`; throws CudaError on a launch failure.
+void shift_luma(const DeviceLuma& src, unsigned shift, void* dst, std::size_t dst_pitch,
+                cudaStream_t stream);
+
+} // namespace vmaf_cuda::cuda
