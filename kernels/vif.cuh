@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file vif.cuh
+/// CUDA integer stage of VIF: produces exactly the ref::VifAccum that
+/// ref::vif_accumulate() produces (libvmaf v3.2.0 integer_vif.c, scalar C arithmetic),
+/// so ref::vif_finish() turns either into the same scores.
+///
+/// Work per frame (four launches plus one memset, all on the caller's stream):
+///   scale s = 0..3: one kernel reads the scale-s plane (scale 0: the caller's luma;
+///   later scales: device planes owned by this object) in shared-memory tiles, runs the
+///   separable filter of scale s for mu1, mu2, ref^2, dis^2, ref*dis, adds every pixel's
+///   integer terms into per-thread sums (the per-pixel gain term uses IEEE double
+///   division/multiplication only, no FMA), reduces them per block and adds them to the
+///   output with 64-bit atomics (integer sums: order-independent). The same kernel
+///   filters with the taps of scale s+1 at even rows/columns and writes the decimated
+///   scale-(s+1) planes.
+/// Declarations only: includable from host C++ compiled without nvcc.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_common.cuh"
+#include "vif.h"
+
+namespace vmaf_cuda::cuda {
+
+/// VIF integer stage for one frame size and bit depth.
+class VifKernel {
+public:
+    /// Allocates every device buffer (scale 1..3 planes, log2 table) once and uploads
+    /// the log2 table (synchronously).
+    /// \param w, h luma size, >= 1 (libvmaf-exact for w, h >= 16; see ref/vif.h).
+    /// \param bpc 8..16.
+    /// \param opt gain limit in [1, 100].
+    /// \throws CudaError on a CUDA failure or an invalid argument (cudaErrorInvalidValue).
+    VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions& opt);
+
+    /// Enqueue the whole integer stage on `stream`: zero `*d_out` (device memory), then
+    /// add the sums of all four scales into it. No host synchronisation, no allocation.
+    /// `ref`, `dis` must stay valid until the stream reaches this work; they must have
+    /// this object's size and bpc. Two enqueues of one object must not overlap in time
+    /// (they share the scale planes): use one object per stream.
+    /// \throws CudaError on a launch failure or a size/bpc mismatch.
+    void enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAccum* d_out,
+                 cudaStream_t stream);
+
+    unsigned width() const { return w_; }
+    unsigned height() const { return h_; }
+    unsigned bpc() const { return bpc_; }
+    /// Device memory held by this object, in bytes.
+    std::size_t device_bytes() const { return planes_.bytes() + log2_.bytes(); }
+
+private:
+    unsigned w_, h_, bpc_;
+    double gain_limit_;
+    unsigned sw_[4], sh_[4];  // plane size per scale
+    DeviceBuffer planes_;     // scale 1..3 ref and dis planes, uint16, tightly packed
+    DeviceBuffer log2_;       // upper half of ref::vif_log2_table(): 32768 uint16
+    std::uint16_t* plane_ref_[3];
+    std::uint16_t* plane_dis_[3];
+    int max_blocks_[4];       // resident blocks (SM count x occupancy) per scale kernel
+};
+
+} // namespace vmaf_cuda::cuda

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// checkasm-style test: cuda::MotionKernel against ref::motion_sad() on random planes.
+// Exact comparison of the uint64 SAD; on failure prints the seed, the case and both
+// values. Set VMAF_CHECK_SEED to change the base seed.
+// "[.bench]" test (hidden; run with `motion_check "[.bench]"`): kernel time per frame.
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check_util.h"
+#include "motion.cuh"
+#include "motion.h"
+
+namespace {
+
+using namespace vmaf_cuda_test;
+namespace vref = vmaf_cuda::ref;
+namespace vcu = vmaf_cuda::cuda;
+
+// Seed of combination `index`, derived from the base seed (splitmix64).
+std::uint64_t combo_seed(std::uint64_t base, std::uint64_t index) {
+    std::uint64_t z = base + 0x9e3779b97f4a7c15ull * (index + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+std::string hex(std::uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string describe(unsigned w, unsigned h, unsigned bpc, Fill f) {
+    return std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(bpc) + "-bit " +
+           fill_name(f);
+}
+
+constexpr Fill kAllFills[] = {Fill::zero, Fill::max, Fill::noise, Fill::smooth_noise};
+
+// A plane of `fill` with 0..64 bytes of garbage padding per row.
+HostPlane random_plane(unsigned w, unsigned h, unsigned bpc, Fill fill, std::mt19937_64& rng) {
+    const unsigned pad = std::uniform_int_distribution<unsigned>(0, 64)(rng);
+    return make_plane(w, h, bpc, fill, rng, pad);
+}
+
+struct Combo {
+    unsigned w, h, bpc;
+    Fill fill;
+};
+
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+};
+
+constexpr std::size_t kGuard = 256;
+constexpr unsigned char kGuardByte = 0xa5;
+
+std::string run_kernel(vcu::MotionKernel& k, const DevicePlane& prev, const DevicePlane& cur,
+                       cudaStream_t stream, std::uint64_t& got) {
+    vcu::DeviceBuffer out(2 * kGuard + sizeof(std::uint64_t));
+    VMAF_CUDA_CHECK(cudaMemset(out.get(), kGuardByte, out.bytes()));
+    auto* d_out = reinterpret_cast<std::uint64_t*>(out.get<unsigned char>() + kGuard);
+    k.enqueue(prev.view, cur.view, d_out, stream);
+    VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<unsigned char> host(out.bytes());
+    VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < kGuard; ++i)
+        if (host[i] != kGuardByte || host[kGuard + sizeof(std::uint64_t) + i] != kGuardByte)
+            return "guard bytes around the output were overwritten";
+    std::memcpy(&got, host.data() + kGuard, sizeof got);
+    return {};
+}
+
+std::string compare(std::uint64_t got, std::uint64_t want) {
+    if (got == want) return {};
+    return "sad: gpu=" + std::to_string(got) + " ref=" + std::to_string(want);
+}
+
+// prev/cur pairs per fill: zero -> (zero, zero); max -> (max, zero), the largest
+// difference everywhere; noise -> two independent noise planes; smooth+noise -> the
+// plane and a noisy copy.
+std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream) {
+    std::mt19937_64 rng(seed);
+    const HostPlane prev = random_plane(c.w, c.h, c.bpc, c.fill, rng);
+    const Fill cur_fill = c.fill == Fill::max ? Fill::zero : c.fill;
+    const HostPlane cur = c.fill == Fill::smooth_noise ? distort(prev, rng)
+                                                       : random_plane(c.w, c.h, c.bpc, cur_fill, rng);
+    vref::MotionScratch scratch(c.w, c.h, c.bpc);
+    const std::uint64_t want = vref::motion_sad(to_view(prev), to_view(cur), scratch);
+    const DevicePlane d_prev(prev), d_cur(cur);
+    vcu::MotionKernel k(c.w, c.h, c.bpc);
+    std::uint64_t got = 0;
+    std::string err = run_kernel(k, d_prev, d_cur, stream, got);
+    if (err.empty()) err = compare(got, want);
+    if (!err.empty()) return err;
+    // Swapped order on the same object (blur of the negated difference).
+    const std::uint64_t want2 = vref::motion_sad(to_view(cur), to_view(prev), scratch);
+    err = run_kernel(k, d_cur, d_prev, stream, got);
+    if (err.empty()) err = compare(got, want2);
+    return err.empty() ? err : "(second enqueue, swapped) " + err;
+}
+
+std::vector<Combo> combos() {
+    std::vector<Combo> v;
+    const unsigned sizes[][2] = {{18, 22}, {33, 35}, {321, 241}, {1279, 719}, {1920, 1080}};
+    for (const auto& s : sizes)
+        for (unsigned bpc : {8u, 10u, 12u, 16u})
+            for (Fill f : kAllFills) v.push_back({s[0], s[1], bpc, f});
+    v.push_back({3840, 2160, 8, Fill::smooth_noise});
+    v.push_back({3840, 2160, 16, Fill::max});
+    v.push_back({3840, 2160, 16, Fill::noise});
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("motion: kernel SAD equals the reference on random planes", "[motion][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    const std::uint64_t base = check_seed();
+    const std::vector<Combo> all = combos();
+    Stream stream;
+    int failures = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const Combo& c = all[i];
+        const std::uint64_t seed = combo_seed(base, 1000 + i);
+        std::string err;
+        try {
+            err = run_combo(c, seed, stream.s);
+        } catch (const std::exception& e) {
+            err = std::string("exception: ") + e.what();
+        }
+        if (err.empty()) continue;
+        ++failures;
+        if (failures <= 8)
+            FAIL_CHECK("VMAF_CHECK_SEED=" << hex(base) << " combo #" << i << " (seed " << hex(seed)
+                                          << ") " << describe(c.w, c.h, c.bpc, c.fill) << ": "
+                                          << err);
+    }
+    INFO("combinations: " << all.size() << ", failed: " << failures);
+    CHECK(failures == 0);
+}
+
+TEST_CASE("motion: kernel time per frame", "[.bench][motion]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    Stream stream;
+    const unsigned sizes[][3] = {{1920, 1080, 8}, {1920, 1080, 10}, {3840, 2160, 8}, {3840, 2160, 10}};
+    for (const auto& s : sizes) {
+        std::mt19937_64 rng(check_seed());
+        const HostPlane prev = random_plane(s[0], s[1], s[2], Fill::smooth_noise, rng);
+        const HostPlane cur = distort(prev, rng);
+        const DevicePlane d_prev(prev), d_cur(cur);
+        vcu::MotionKernel k(s[0], s[1], s[2]);
+        vcu::DeviceBuffer out(sizeof(std::uint64_t));
+        auto* d_out = out.get<std::uint64_t>();
+        for (int i = 0; i < 20; ++i) k.enqueue(d_prev.view, d_cur.view, d_out, stream.s);
+        cudaEvent_t t0, t1;
+        VMAF_CUDA_CHECK(cudaEventCreate(&t0));
+        VMAF_CUDA_CHECK(cudaEventCreate(&t1));
+        constexpr int kIters = 500;
+        VMAF_CUDA_CHECK(cudaEventRecord(t0, stream.s));
+        for (int i = 0; i < kIters; ++i) k.enqueue(d_prev.view, d_cur.view, d_out, stream.s);
+        VMAF_CUDA_CHECK(cudaEventRecord(t1, stream.s));
+        VMAF_CUDA_CHECK(cudaEventSynchronize(t1));
+        float ms = 0;
+        VMAF_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+        cudaEventDestroy(t0);
+        cudaEventDestroy(t1);
+        std::printf("motion %ux%u %u-bit: %.1f us/frame\n", s[0], s[1], s[2], 1000.0 * ms / kIters);
+    }
+    SUCCEED();
+}

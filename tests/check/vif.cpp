@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// checkasm-style test: cuda::VifKernel against ref::vif_accumulate() on random planes.
+// Exact comparison of every integer sum; on failure prints the seed, the case and the
+// first mismatching field. Set VMAF_CHECK_SEED to change the base seed.
+// "[.bench]" test (hidden; run with `vif_check "[.bench]"`): kernel time per frame.
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check_util.h"
+#include "vif.cuh"
+#include "vif.h"
+
+namespace {
+
+using namespace vmaf_cuda_test;
+namespace vref = vmaf_cuda::ref;
+namespace vcu = vmaf_cuda::cuda;
+
+// Seed of combination `index`, derived from the base seed (splitmix64).
+std::uint64_t combo_seed(std::uint64_t base, std::uint64_t index) {
+    std::uint64_t z = base + 0x9e3779b97f4a7c15ull * (index + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+std::string hex(std::uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string describe(unsigned w, unsigned h, unsigned bpc, Fill f) {
+    return std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(bpc) + "-bit " +
+           fill_name(f);
+}
+
+constexpr Fill kAllFills[] = {Fill::zero, Fill::max, Fill::noise, Fill::smooth_noise};
+
+// A plane of `fill` with 0..64 bytes of garbage padding per row.
+HostPlane random_plane(unsigned w, unsigned h, unsigned bpc, Fill fill, std::mt19937_64& rng) {
+    const unsigned pad = std::uniform_int_distribution<unsigned>(0, 64)(rng);
+    return make_plane(w, h, bpc, fill, rng, pad);
+}
+
+struct Combo {
+    unsigned w, h, bpc;
+    Fill fill;
+    double egl;
+};
+
+// Owns a CUDA stream for the duration of a test.
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+};
+
+std::string first_mismatch(const vref::VifAccum& gpu, const vref::VifAccum& want) {
+    static const char* names[4] = {"num_log", "den_log", "num_non_log", "den_non_log"};
+    for (int s = 0; s < 4; ++s) {
+        const std::int64_t g[4] = {gpu.scale[s].num_log, gpu.scale[s].den_log,
+                                   gpu.scale[s].num_non_log, gpu.scale[s].den_non_log};
+        const std::int64_t r[4] = {want.scale[s].num_log, want.scale[s].den_log,
+                                   want.scale[s].num_non_log, want.scale[s].den_non_log};
+        for (int f = 0; f < 4; ++f)
+            if (g[f] != r[f])
+                return "scale " + std::to_string(s) + " " + names[f] + ": gpu=" + std::to_string(g[f]) +
+                       " ref=" + std::to_string(r[f]);
+    }
+    return {};
+}
+
+constexpr std::size_t kGuard = 256;
+constexpr unsigned char kGuardByte = 0xa5;
+
+// Runs the kernel once into a guarded device buffer poisoned with kGuardByte; returns
+// an error text (empty when fine) and the result.
+std::string run_kernel(vcu::VifKernel& k, const DevicePlane& a, const DevicePlane& b,
+                       cudaStream_t stream, vref::VifAccum& got) {
+    vcu::DeviceBuffer out(2 * kGuard + sizeof(vref::VifAccum));
+    VMAF_CUDA_CHECK(cudaMemset(out.get(), kGuardByte, out.bytes()));
+    auto* d_out = reinterpret_cast<vref::VifAccum*>(out.get<unsigned char>() + kGuard);
+    k.enqueue(a.view, b.view, d_out, stream);
+    VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<unsigned char> host(out.bytes());
+    VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < kGuard; ++i)
+        if (host[i] != kGuardByte || host[kGuard + sizeof(vref::VifAccum) + i] != kGuardByte)
+            return "guard bytes around the output were overwritten";
+    std::memcpy(&got, host.data() + kGuard, sizeof got);
+    return {};
+}
+
+std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream, bool reuse) {
+    std::mt19937_64 rng(seed);
+    // dis: same flat fill for zero/max; an independent noise plane for noise (sums of
+    // either sign, extreme variances); a noisy copy of ref for smooth+noise.
+    const HostPlane ref = random_plane(c.w, c.h, c.bpc, c.fill, rng);
+    const HostPlane dis = c.fill == Fill::smooth_noise ? distort(ref, rng)
+                                                       : random_plane(c.w, c.h, c.bpc, c.fill, rng);
+
+    const vref::VifOptions opt{c.egl};
+    vref::VifScratch scratch(c.w, c.h, c.bpc);
+    vref::VifAccum want{};
+    vref::vif_accumulate(to_view(ref), to_view(dis), opt, scratch, want);
+
+    const DevicePlane d_ref(ref), d_dis(dis);
+    vcu::VifKernel k(c.w, c.h, c.bpc, opt);
+    vref::VifAccum got{};
+    std::string err = run_kernel(k, d_ref, d_dis, stream, got);
+    if (err.empty()) err = first_mismatch(got, want);
+    if (!err.empty() || !reuse) return err;
+
+    // Same object again with the roles swapped: no state may leak between frames.
+    vref::vif_accumulate(to_view(dis), to_view(ref), opt, scratch, want);
+    err = run_kernel(k, d_dis, d_ref, stream, got);
+    if (err.empty()) err = first_mismatch(got, want);
+    return err.empty() ? err : "(second enqueue, ref/dis swapped) " + err;
+}
+
+std::vector<Combo> combos() {
+    std::vector<Combo> v;
+    const unsigned depths[] = {8, 10, 12, 16};
+    // Small and odd sizes: everything.
+    const unsigned small[][2] = {{18, 22}, {33, 35}, {321, 241}};
+    for (const auto& s : small)
+        for (unsigned bpc : depths)
+            for (Fill f : kAllFills)
+                for (double egl : {100.0, 1.0}) v.push_back({s[0], s[1], bpc, f, egl});
+    // Larger sizes: fewer combinations (the CPU reference takes ~0.2 s per 1080p frame).
+    int i = 0;
+    for (unsigned bpc : depths)
+        for (Fill f : kAllFills) v.push_back({1279, 719, bpc, f, (i++ & 1) ? 1.0 : 100.0});
+    v.push_back({1920, 1080, 8, Fill::smooth_noise, 100.0});
+    v.push_back({1920, 1080, 10, Fill::noise, 1.0});
+    v.push_back({1920, 1080, 12, Fill::smooth_noise, 1.0});
+    v.push_back({1920, 1080, 16, Fill::noise, 100.0});
+    v.push_back({3840, 2160, 8, Fill::smooth_noise, 100.0});
+    v.push_back({3840, 2160, 16, Fill::noise, 1.0});
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("vif: kernel sums equal the reference on random planes", "[vif][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    const std::uint64_t base = check_seed();
+    const std::vector<Combo> all = combos();
+    Stream stream;
+    int failures = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const Combo& c = all[i];
+        const std::uint64_t seed = combo_seed(base, i);
+        std::string err;
+        try {
+            err = run_combo(c, seed, stream.s, c.w * c.h <= 321 * 241);
+        } catch (const std::exception& e) {
+            err = std::string("exception: ") + e.what();
+        }
+        if (err.empty()) continue;
+        ++failures;
+        if (failures <= 8)
+            FAIL_CHECK("VMAF_CHECK_SEED=" << hex(base) << " combo #" << i << " (seed " << hex(seed)
+                                          << ") " << describe(c.w, c.h, c.bpc, c.fill)
+                                          << " egl=" << c.egl << ": " << err);
+    }
+    INFO("combinations: " << all.size() << ", failed: " << failures);
+    CHECK(failures == 0);
+}
+
+TEST_CASE("vif: kernel time per frame", "[.bench][vif]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    Stream stream;
+    const unsigned sizes[][3] = {{1920, 1080, 8}, {1920, 1080, 10}, {3840, 2160, 8}, {3840, 2160, 10}};
+    for (const auto& s : sizes) {
+        std::mt19937_64 rng(check_seed());
+        const HostPlane ref = random_plane(s[0], s[1], s[2], Fill::smooth_noise, rng);
+        const HostPlane dis = distort(ref, rng);
+        const DevicePlane d_ref(ref), d_dis(dis);
+        vcu::VifKernel k(s[0], s[1], s[2], vref::VifOptions{});
+        vcu::DeviceBuffer out(sizeof(vref::VifAccum));
+        auto* d_out = out.get<vref::VifAccum>();
+        for (int i = 0; i < 20; ++i) k.enqueue(d_ref.view, d_dis.view, d_out, stream.s);
+        cudaEvent_t t0, t1;
+        VMAF_CUDA_CHECK(cudaEventCreate(&t0));
+        VMAF_CUDA_CHECK(cudaEventCreate(&t1));
+        constexpr int kIters = 200;
+        VMAF_CUDA_CHECK(cudaEventRecord(t0, stream.s));
+        for (int i = 0; i < kIters; ++i) k.enqueue(d_ref.view, d_dis.view, d_out, stream.s);
+        VMAF_CUDA_CHECK(cudaEventRecord(t1, stream.s));
+        VMAF_CUDA_CHECK(cudaEventSynchronize(t1));
+        float ms = 0;
+        VMAF_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+        cudaEventDestroy(t0);
+        cudaEventDestroy(t1);
+        std::printf("vif %ux%u %u-bit: %.1f us/frame\n", s[0], s[1], s[2], 1000.0 * ms / kIters);
+    }
+    SUCCEED();
+}
