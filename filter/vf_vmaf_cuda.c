@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/**
+ * @file
+ * vmaf_cuda: VMAF of a distorted stream (`main`) against a reference stream
+ * (`reference`), computed by libvmaf_cuda (include/vmaf_cuda.h), bit-exact with
+ * libvmaf v3.2.0.
+ *
+ * Inputs are CUDA frames (e.g. NVDEC output, read in place on the GPU) or software
+ * frames (uploaded by the library on its CUDA backend, or read by its CPU backend).
+ * The output is the main stream, unchanged, with per-frame metadata:
+ *   lavfi.vmaf.score                 score of the first model
+ *   lavfi.vmaf.score.<model>         score of every model, when there are several
+ *   lavfi.vmaf.<feature>             every feature the library returns
+ * each printed with "%.17g", so parsing it gives the exact double.
+ *
+ * A frame's scores need the next frame (motion looks one frame ahead), so output
+ * frames wait in a queue until the library returns their scores; at the end of the
+ * stream the library is flushed and the queue drained.
+ *
+ * The options keep the names of FFmpeg's libvmaf filter (model, feature, log_path,
+ * log_fmt, pool, n_threads, n_subsample, and framesync's shortest, repeatlast,
+ * eof_action, ts_sync_mode).
+ *
+ * This file lives in the vmaf_cuda repository (filter/) and is copied into FFmpeg's
+ * libavfilter/ by patches/build-ffmpeg.sh; compat.h absorbs version differences.
+ */
+
+#include "config.h"
+#include "config_components.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <vmaf_cuda.h>
+
+#include "libavutil/avstring.h"
+#include "libavutil/dict.h"
+#include "libavutil/fifo.h"
+#include "libavutil/frame.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/mem.h"
+#include "libavutil/opt.h"
+#include "libavutil/pixdesc.h"
+#include "libavutil/time.h"
+#if CONFIG_CUDA
+#include "libavutil/hwcontext_cuda_internal.h"
+#endif
+
+#include "avfilter.h"
+#include "filters.h"
+#include "formats.h"
+#include "framesync.h"
+#include "video.h"
+
+#include "vf_vmaf_cuda_compat.h"
+
+/** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
+#define VMAF_CUDA_STREAM_LEGACY ((void *)(uintptr_t)0x1)
+
+/** A main frame waiting for its scores (output order = queue order). */
+typedef struct PendingFrame {
+    AVFrame *dist;   /**< the main frame, passed through when its scores are known */
+    AVFrame *ref;    /**< reference kept alive while the library reads it (CUDA frames) */
+    int64_t index;   /**< library frame index, or -1: not scored (passed through as is) */
+} PendingFrame;
+
+typedef struct VmafCudaContext {
+    const AVClass *class;
+    FFFrameSync fs;
+
+    /* options */
+    char *model;
+    char *feature;
+    char *log_path;
+    char *log_fmt;
+    char *pool;
+    int n_threads;
+    int n_subsample;
+    int precision;
+    int backend;
+    int cuda_device;
+
+    /* state */
+    VmafCudaSession *session;
+    AVBufferRef *hw_device;      /**< keeps FFmpeg's CUDA context alive until the session is closed */
+    int hw_frames;               /**< inputs are CUDA frames */
+    unsigned bpc, shift;
+    enum VmafCudaLogFormat log_format;
+    enum VmafCudaPool pool_method;
+    unsigned nb_models;          /**< models in the option; their scores are the last names */
+    char *first_model_name;      /**< score key of the first model, from the first scores */
+    AVFifo *pending;             /**< PendingFrame, oldest first */
+    int64_t nb_sent;             /**< frame pairs sent to the library */
+    int64_t nb_scored;           /**< frames whose scores came back */
+    int64_t t_first_send;        /**< av_gettime_relative() of the first send */
+    int64_t t_flush;
+    int flushed;
+    int eof_done;
+} VmafCudaContext;
+
+#define OFFSET(x) offsetof(VmafCudaContext, x)
+#define FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
+
+static const AVOption vmaf_cuda_options[] = {
+    { "model", "models, '|'-separated lists of key=value (version=, path=, name=, enable_transform=, disable_clip=)",
+      OFFSET(model), AV_OPT_TYPE_STRING, { .str = "version=vmaf_v0.6.1" }, 0, 0, FLAGS },
+    { "feature", "extra features, '|'-separated (name=adm|name=vif:vif_enhn_gain_limit=1.0)",
+      OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "log_path", "file to write the libvmaf-format log to",
+      OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "log_fmt", "log format: xml, json, csv or sub",
+      OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
+    { "pool", "pooling of the printed score: mean, harmonic_mean, min or max",
+      OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "n_threads", "worker threads of the CPU backend (0: one)",
+      OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { "n_subsample", "score every n-th frame",
+      OFFSET(n_subsample), AV_OPT_TYPE_INT, { .i64 = 1 }, 1, INT_MAX, FLAGS },
+    { "precision", "digits after the decimal point in the log file (1..17), or max: exact doubles",
+      OFFSET(precision), AV_OPT_TYPE_INT, { .i64 = 6 }, -1, 17, FLAGS, .unit = "precision" },
+        { "max", "print each value so that parsing it gives the same double",
+          0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0, FLAGS, .unit = "precision" },
+    { "backend", "where the features are computed",
+      OFFSET(backend), AV_OPT_TYPE_INT, { .i64 = VMAF_CUDA_BACKEND_AUTO },
+      VMAF_CUDA_BACKEND_AUTO, VMAF_CUDA_BACKEND_CPU, FLAGS, .unit = "backend" },
+        { "auto", "CUDA when a device is usable, else CPU", 0, AV_OPT_TYPE_CONST,
+          { .i64 = VMAF_CUDA_BACKEND_AUTO }, 0, 0, FLAGS, .unit = "backend" },
+        { "cuda", "CUDA (fails without a device)", 0, AV_OPT_TYPE_CONST,
+          { .i64 = VMAF_CUDA_BACKEND_CUDA }, 0, 0, FLAGS, .unit = "backend" },
+        { "cpu", "CPU reference", 0, AV_OPT_TYPE_CONST,
+          { .i64 = VMAF_CUDA_BACKEND_CPU }, 0, 0, FLAGS, .unit = "backend" },
+    { "cuda_device", "CUDA device ordinal for software frames (CUDA frames use their own device)",
+      OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { NULL }
+};
+
+FRAMESYNC_DEFINE_CLASS(vmaf_cuda, VmafCudaContext, fs);
+
+static int on_event(FFFrameSync *fs);
+static int finish(AVFilterContext *ctx);
+
+static int status_to_averror(int status)
+{
+    switch (status) {
+    case VMAF_CUDA_OK:      return 0;
+    case VMAF_CUDA_EINVAL:  return AVERROR(EINVAL);
+    case VMAF_CUDA_ENOMEM:  return AVERROR(ENOMEM);
+    case VMAF_CUDA_ENODEV:  return AVERROR(ENODEV);
+    case VMAF_CUDA_EIO:     return AVERROR(EIO);
+    case VMAF_CUDA_EMODEL:  return AVERROR(EINVAL);
+    default:                return AVERROR_EXTERNAL;
+    }
+}
+
+/** Logs a failed library call with the session's message and returns an AVERROR. */
+static int session_error(AVFilterContext *ctx, const char *call, int status)
+{
+    VmafCudaContext *s = ctx->priv;
+    const char *msg = s->session ? vmaf_cuda_error_message(s->session) : "";
+    av_log(ctx, AV_LOG_ERROR, "%s failed: %s%s%s\n", call, vmaf_cuda_strerror(status),
+           msg && *msg ? ": " : "", msg ? msg : "");
+    return status_to_averror(status);
+}
+
+/**
+ * Where the luma samples of a pixel format are, from its descriptor: plane 0, one
+ * sample per step of 1 (8-bit) or 2 bytes (9..16-bit, little-endian), value =
+ * stored >> shift (P010/P012/P016 and the MSB formats keep the value in the high bits).
+ * Returns 0 and fills bpc/shift, or -1 when the layout is not one the library reads.
+ */
+static int luma_layout(const AVPixFmtDescriptor *desc, unsigned *bpc, unsigned *shift)
+{
+    const uint64_t excluded = AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE |
+                              AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL |
+                              AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
+                              AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_XYZ;
+    unsigned depth, bytes;
+
+    if (!desc || (desc->flags & excluded) || desc->nb_components < 1)
+        return -1;
+    if (desc->comp[0].plane != 0 || desc->comp[0].offset != 0)
+        return -1;
+    depth = desc->comp[0].depth;
+    if (depth < 8 || depth > 16)
+        return -1;
+    bytes = depth > 8 ? 2 : 1;
+    if (desc->comp[0].step != (int)bytes || desc->comp[0].shift + depth > 8 * bytes ||
+        desc->comp[0].shift > 8)
+        return -1;
+    *bpc = depth;
+    *shift = desc->comp[0].shift;
+    return 0;
+}
+
+static enum VmafCudaChroma chroma_of(const AVPixFmtDescriptor *desc)
+{
+    if (desc->nb_components < 3)
+        return VMAF_CUDA_CHROMA_400;
+    if (!desc->log2_chroma_w && !desc->log2_chroma_h)
+        return VMAF_CUDA_CHROMA_444;
+    if (!desc->log2_chroma_h)
+        return VMAF_CUDA_CHROMA_422;
+    return VMAF_CUDA_CHROMA_420;
+}
+
+/** Every software format whose luma the library reads, plus CUDA frames. */
+static AVFilterFormats *supported_formats(void)
+{
+    AVFilterFormats *list = NULL;
+    const AVPixFmtDescriptor *desc = NULL;
+    unsigned bpc, shift;
+
+    while ((desc = av_pix_fmt_desc_next(desc))) {
+        if (luma_layout(desc, &bpc, &shift) < 0)
+            continue;
+        if (ff_add_format(&list, av_pix_fmt_desc_get_id(desc)) < 0)
+            return NULL;
+    }
+#if CONFIG_CUDA
+    if (ff_add_format(&list, AV_PIX_FMT_CUDA) < 0)
+        return NULL;
+#endif
+    return list;
+}
+
+/* main and output share one list (the output is the main frame); the reference gets
+ * its own, so that a mismatch is reported by config_input_ref instead of being
+ * converted away silently. */
+static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
+                         AVFilterFormatsConfig **cfg_out)
+{
+    AVFilterFormats *main_list = supported_formats();
+    AVFilterFormats *ref_list = supported_formats();
+    int ret;
+
+    if (!main_list || !ref_list) {
+        ff_formats_unref(&main_list);
+        ff_formats_unref(&ref_list);
+        return AVERROR(ENOMEM);
+    }
+    if ((ret = ff_formats_ref(main_list, &cfg_in[0]->formats)) < 0 ||
+        (ret = ff_formats_ref(main_list, &cfg_out[0]->formats)) < 0 ||
+        (ret = ff_formats_ref(ref_list, &cfg_in[1]->formats)) < 0)
+        return ret;
+    return 0;
+}
+
+static unsigned count_models(const char *models)
+{
+    unsigned n = 0;
+    const char *p = models && *models ? models : "version=vmaf_v0.6.1";
+
+    while (*p) {
+        size_t len = strcspn(p, "|");
+        if (len)
+            n++;
+        p += len;
+        if (*p == '|')
+            p++;
+    }
+    return n ? n : 1;
+}
+
+static av_cold int init(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    const char *fmt = s->log_fmt ? s->log_fmt : "xml";
+    const char *pool = s->pool ? s->pool : "mean";
+
+    if (!strcmp(fmt, "xml"))       s->log_format = VMAF_CUDA_LOG_XML;
+    else if (!strcmp(fmt, "json")) s->log_format = VMAF_CUDA_LOG_JSON;
+    else if (!strcmp(fmt, "csv"))  s->log_format = VMAF_CUDA_LOG_CSV;
+    else if (!strcmp(fmt, "sub"))  s->log_format = VMAF_CUDA_LOG_SUB;
+    else {
+        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub\n", fmt);
+        return AVERROR(EINVAL);
+    }
+
+    if (!strcmp(pool, "mean"))               s->pool_method = VMAF_CUDA_POOL_MEAN;
+    else if (!strcmp(pool, "harmonic_mean")) s->pool_method = VMAF_CUDA_POOL_HARMONIC_MEAN;
+    else if (!strcmp(pool, "min"))           s->pool_method = VMAF_CUDA_POOL_MIN;
+    else if (!strcmp(pool, "max"))           s->pool_method = VMAF_CUDA_POOL_MAX;
+    else {
+        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of mean, harmonic_mean, min, max\n", pool);
+        return AVERROR(EINVAL);
+    }
+
+    if (s->precision == 0) {
+        av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
+        return AVERROR(EINVAL);
+    }
+
+    s->fs.on_event = on_event;
+    s->nb_models = count_models(s->model);
+    s->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
+    if (!s->pending)
+        return AVERROR(ENOMEM);
+    return 0;
+}
+
+/** Describes a link's frames for messages: "854x480 yuv420p" or "854x480 cuda(p010le)". */
+static void describe_link(AVFilterLink *link, char *buf, size_t size)
+{
+    FilterLink *l = ff_filter_link(link);
+    const char *name = av_get_pix_fmt_name(link->format);
+
+    if (link->format == AV_PIX_FMT_CUDA && l->hw_frames_ctx) {
+        AVHWFramesContext *fc = (AVHWFramesContext *)l->hw_frames_ctx->data;
+        snprintf(buf, size, "%dx%d %s(%s)", link->w, link->h, name,
+                 av_get_pix_fmt_name(fc->sw_format));
+    } else {
+        snprintf(buf, size, "%dx%d %s", link->w, link->h, name ? name : "?");
+    }
+}
+
+/** The format whose layout the frames of `link` have (sw_format for CUDA frames). */
+static enum AVPixelFormat layout_format(AVFilterLink *link)
+{
+    FilterLink *l = ff_filter_link(link);
+
+    if (link->format == AV_PIX_FMT_CUDA) {
+        if (!l->hw_frames_ctx)
+            return AV_PIX_FMT_NONE;
+        return ((AVHWFramesContext *)l->hw_frames_ctx->data)->sw_format;
+    }
+    return link->format;
+}
+
+/* Both inputs are configured here (main first): every mismatch is reported before any
+ * frame is processed. */
+static int config_input_ref(AVFilterLink *inlink)
+{
+    AVFilterContext *ctx = inlink->dst;
+    VmafCudaContext *s = ctx->priv;
+    AVFilterLink *mainlink = ctx->inputs[0], *reflink = ctx->inputs[1];
+    enum AVPixelFormat main_fmt = layout_format(mainlink), ref_fmt = layout_format(reflink);
+    const AVPixFmtDescriptor *main_desc = av_pix_fmt_desc_get(main_fmt);
+    const AVPixFmtDescriptor *ref_desc = av_pix_fmt_desc_get(ref_fmt);
+    unsigned main_bpc, main_shift, ref_bpc, ref_shift;
+    char main_str[96], ref_str[96];
+    int err = 0;
+
+    describe_link(mainlink, main_str, sizeof(main_str));
+    describe_link(reflink, ref_str, sizeof(ref_str));
+
+    if ((mainlink->format == AV_PIX_FMT_CUDA) != (reflink->format == AV_PIX_FMT_CUDA)) {
+        av_log(ctx, AV_LOG_ERROR, "main is %s but reference is %s: both inputs must be CUDA "
+               "frames or both software frames (use hwupload_cuda or hwdownload)\n",
+               main_str, ref_str);
+        return AVERROR(EINVAL);
+    }
+    if (mainlink->format == AV_PIX_FMT_CUDA &&
+        (!ff_filter_link(mainlink)->hw_frames_ctx || !ff_filter_link(reflink)->hw_frames_ctx)) {
+        av_log(ctx, AV_LOG_ERROR, "CUDA input without a hardware frames context\n");
+        return AVERROR(EINVAL);
+    }
+    if (mainlink->w != reflink->w || mainlink->h != reflink->h) {
+        av_log(ctx, AV_LOG_ERROR, "input sizes differ: main is %s, reference is %s\n",
+               main_str, ref_str);
+        err = AVERROR(EINVAL);
+    }
+    if (luma_layout(main_desc, &main_bpc, &main_shift) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "unsupported main format: %s\n", main_str);
+        return AVERROR(EINVAL);
+    }
+    if (luma_layout(ref_desc, &ref_bpc, &ref_shift) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "unsupported reference format: %s\n", ref_str);
+        return AVERROR(EINVAL);
+    }
+    if (main_bpc != ref_bpc) {
+        av_log(ctx, AV_LOG_ERROR, "input bit depths differ: main is %u-bit (%s), "
+               "reference is %u-bit (%s)\n", main_bpc, main_str, ref_bpc, ref_str);
+        err = AVERROR(EINVAL);
+    } else if (main_fmt != ref_fmt) {
+        av_log(ctx, AV_LOG_ERROR, "input formats differ: main is %s, reference is %s\n",
+               main_str, ref_str);
+        err = AVERROR(EINVAL);
+    }
+#if CONFIG_CUDA
+    if (!err && mainlink->format == AV_PIX_FMT_CUDA) {
+        AVHWFramesContext *mf = (AVHWFramesContext *)ff_filter_link(mainlink)->hw_frames_ctx->data;
+        AVHWFramesContext *rf = (AVHWFramesContext *)ff_filter_link(reflink)->hw_frames_ctx->data;
+        AVCUDADeviceContext *md = mf->device_ctx->hwctx, *rd = rf->device_ctx->hwctx;
+        if (md->cuda_ctx != rd->cuda_ctx) {
+            av_log(ctx, AV_LOG_ERROR, "main and reference frames are in different CUDA "
+                   "contexts (two devices, or two hwupload_cuda instances): decode both with "
+                   "-hwaccel cuda on one device, or give software frames (backend=cuda "
+                   "uploads them)\n");
+            err = AVERROR(EINVAL);
+        }
+    }
+#endif
+    if (err)
+        return err;
+
+    s->bpc = main_bpc;
+    s->shift = main_shift;
+    s->hw_frames = mainlink->format == AV_PIX_FMT_CUDA;
+    return 0;
+}
+
+static int open_session(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    AVFilterLink *mainlink = ctx->inputs[0];
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(layout_format(mainlink));
+    VmafCudaSettings st;
+    char err[512] = "";
+    int ret;
+
+    vmaf_cuda_default_settings(&st);
+    st.width = mainlink->w;
+    st.height = mainlink->h;
+    st.bpc = s->bpc;
+    st.chroma = chroma_of(desc);
+    st.backend = s->backend;
+    st.models = s->model;
+    st.features = s->feature;
+    st.n_subsample = s->n_subsample;
+    st.n_threads = s->n_threads;
+    st.cuda_device = s->cuda_device;
+
+    if (s->hw_frames) {
+#if CONFIG_CUDA
+        AVHWFramesContext *fc = (AVHWFramesContext *)ff_filter_link(mainlink)->hw_frames_ctx->data;
+        AVCUDADeviceContext *dev = fc->device_ctx->hwctx;
+        if (s->backend == VMAF_CUDA_BACKEND_CPU) {
+            av_log(ctx, AV_LOG_ERROR, "backend=cpu cannot read CUDA frames: use backend=cuda "
+                   "(or auto), or hwdownload the frames\n");
+            return AVERROR(EINVAL);
+        }
+        st.backend = VMAF_CUDA_BACKEND_CUDA;
+        st.cuda_context = dev->cuda_ctx;
+        s->hw_device = av_buffer_ref(fc->device_ref);
+        if (!s->hw_device)
+            return AVERROR(ENOMEM);
+        /* FFmpeg writes CUDA frames (NVDEC output copies, hwupload_cuda, scale_cuda) on
+         * the device's stream, where NULL means CUDA's legacy default stream. The library
+         * reads NULL as "use a stream of your own", which would not be ordered after
+         * those writes: name the legacy stream explicitly instead. */
+        st.cuda_stream = dev->stream ? (void *)dev->stream : VMAF_CUDA_STREAM_LEGACY;
+#else
+        return AVERROR(ENOSYS);
+#endif
+    }
+
+    ret = vmaf_cuda_open(&s->session, &st, err, sizeof(err));
+    if (ret < 0) {
+        av_log(ctx, AV_LOG_ERROR, "cannot open the VMAF session: %s%s%s\n",
+               vmaf_cuda_strerror(ret), *err ? ": " : "", err);
+        s->session = NULL;
+        return status_to_averror(ret);
+    }
+    av_log(ctx, AV_LOG_INFO, "libvmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s\n",
+           vmaf_cuda_version(), vmaf_cuda_backend_name(s->session),
+           s->hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
+           s->shift ? " (high bits)" : "");
+    return 0;
+}
+
+static int config_output(AVFilterLink *outlink)
+{
+    AVFilterContext *ctx = outlink->src;
+    VmafCudaContext *s = ctx->priv;
+    AVFilterLink *mainlink = ctx->inputs[0];
+    FilterLink *il = ff_filter_link(mainlink);
+    FilterLink *ol = ff_filter_link(outlink);
+    int ret;
+
+    if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
+        return ret;
+    outlink->w = mainlink->w;
+    outlink->h = mainlink->h;
+    outlink->time_base = mainlink->time_base;
+    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
+    ol->frame_rate = il->frame_rate;
+    if (il->hw_frames_ctx) {
+        av_buffer_unref(&ol->hw_frames_ctx);
+        ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx);
+        if (!ol->hw_frames_ctx)
+            return AVERROR(ENOMEM);
+    }
+    if ((ret = ff_framesync_configure(&s->fs)) < 0)
+        return ret;
+    if (!s->session && (ret = open_session(ctx)) < 0)
+        return ret;
+    return 0;
+}
+
+static void set_metadata_value(AVFrame *frame, const char *key, double value)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.17g", value);
+    av_dict_set(&frame->metadata, key, buf, 0);
+}
+
+/** Remembers the score key of the first model (for the pooled score at the end). */
+static int note_model_name(VmafCudaContext *s, const VmafCudaFrameScores *fs)
+{
+    unsigned nb_models = FFMIN(s->nb_models, fs->count);
+
+    if (s->first_model_name || !nb_models)
+        return 0;
+    s->first_model_name = av_strdup(fs->names[fs->count - nb_models]);
+    return s->first_model_name ? 0 : AVERROR(ENOMEM);
+}
+
+/** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
+ *  the features first and then one score per model, in the order of the model option. */
+static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFrameScores *fs)
+{
+    unsigned nb_models = FFMIN(s->nb_models, fs->count);
+    unsigned first_model = fs->count - nb_models;
+    char key[256];
+
+    for (unsigned i = 0; i < first_model; i++) {
+        snprintf(key, sizeof(key), "lavfi.vmaf.%s", fs->names[i]);
+        set_metadata_value(frame, key, fs->values[i]);
+    }
+    if (nb_models)
+        set_metadata_value(frame, "lavfi.vmaf.score", fs->values[first_model]);
+    if (nb_models > 1) {
+        for (unsigned i = first_model; i < fs->count; i++) {
+            snprintf(key, sizeof(key), "lavfi.vmaf.score.%s", fs->names[i]);
+            set_metadata_value(frame, key, fs->values[i]);
+        }
+    }
+}
+
+static void free_pending(PendingFrame *p)
+{
+    av_frame_free(&p->dist);
+    av_frame_free(&p->ref);
+}
+
+/** Sends the oldest queued frame downstream. */
+static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
+{
+    VmafCudaContext *s = ctx->priv;
+    PendingFrame p;
+    AVFrame *out;
+
+    if (av_fifo_read(s->pending, &p, 1) < 0)
+        return AVERROR_BUG;
+    out = p.dist;
+    p.dist = NULL;
+    free_pending(&p);
+    if (scores)
+        attach_scores(s, out, scores);
+    return ff_filter_frame(ctx->outputs[0], out);
+}
+
+/**
+ * Takes every frame whose scores are final from the library and sends the queued
+ * frames up to it downstream (frames not scored, or skipped by n_subsample, go out as
+ * they are, in order). After the flush, `all` empties the queue.
+ */
+static int drain(AVFilterContext *ctx, int all)
+{
+    VmafCudaContext *s = ctx->priv;
+    VmafCudaFrameScores fs;
+    PendingFrame head;
+    int st = VMAF_CUDA_EAGAIN, ret;
+
+    while (s->session && (st = vmaf_cuda_receive(s->session, &fs)) == VMAF_CUDA_OK) {
+        s->nb_scored++;
+        if ((ret = note_model_name(s, &fs)) < 0)
+            return ret;
+        while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && head.index < (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, NULL)) < 0)
+                return ret;
+        }
+        if (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && head.index == (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, &fs)) < 0)
+                return ret;
+        }
+    }
+    if (s->session && st != VMAF_CUDA_EAGAIN && st != VMAF_CUDA_EOF)
+        return session_error(ctx, "vmaf_cuda_receive", st);
+
+    /* frames at the head that were not sent to the library need not wait */
+    while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && (head.index < 0 || all)) {
+        if ((ret = emit_head(ctx, NULL)) < 0)
+            return ret;
+    }
+    return 0;
+}
+
+static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t index)
+{
+    PendingFrame p = { .dist = dist, .ref = ref, .index = index };
+    int ret = av_fifo_write(s->pending, &p, 1);
+    if (ret < 0)
+        free_pending(&p);
+    return ret;
+}
+
+static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, VmafCudaPicture *pic)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    if (!frame->data[0] || frame->linesize[0] <= 0) {
+        av_log(ctx, AV_LOG_ERROR, "frame with %s luma plane\n",
+               frame->data[0] ? "a negative linesize on its" : "no");
+        return AVERROR(EINVAL);
+    }
+    pic->luma = frame->data[0];
+    pic->pitch = frame->linesize[0];
+    pic->shift = s->shift;
+    pic->memory = s->hw_frames ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST;
+    return 0;
+}
+
+static int on_event(FFFrameSync *fs)
+{
+    AVFilterContext *ctx = fs->parent;
+    VmafCudaContext *s = ctx->priv;
+    AVFrame *dist = NULL, *ref = NULL, *ref_keep = NULL;
+    VmafCudaPicture pic_ref, pic_dist;
+    int ret, st;
+
+    if ((ret = ff_framesync_dualinput_get(fs, &dist, &ref)) < 0)
+        return ret;
+    if (!dist)
+        return 0;
+    if (ctx->is_disabled || !ref || s->flushed) {
+        if ((ret = queue_frame(s, dist, NULL, -1)) < 0)
+            return ret;
+        /* the reference has ended (eof_action=pass): no frame will follow the ones sent,
+         * so flush now rather than hold the rest of the main stream until its end */
+        if (!ref && s->nb_sent && !s->flushed && ff_outlink_get_status(ctx->inputs[1]))
+            return finish(ctx);
+        return drain(ctx, 0);
+    }
+    if (dist->width != ctx->inputs[0]->w || dist->height != ctx->inputs[0]->h ||
+        ref->width != dist->width || ref->height != dist->height) {
+        av_log(ctx, AV_LOG_ERROR, "frame size changed (main %dx%d, reference %dx%d); "
+               "the filter was configured for %dx%d\n", dist->width, dist->height,
+               ref->width, ref->height, ctx->inputs[0]->w, ctx->inputs[0]->h);
+        av_frame_free(&dist);
+        return AVERROR(EINVAL);
+    }
+    if ((ret = fill_picture(ctx, dist, &pic_dist)) < 0 ||
+        (ret = fill_picture(ctx, ref, &pic_ref)) < 0) {
+        av_frame_free(&dist);
+        return ret;
+    }
+    if (s->hw_frames) {
+        /* the library reads device frames until their scores come back */
+        ref_keep = av_frame_clone(ref);
+        if (!ref_keep) {
+            av_frame_free(&dist);
+            return AVERROR(ENOMEM);
+        }
+    }
+    if (!s->nb_sent)
+        s->t_first_send = av_gettime_relative();
+    st = vmaf_cuda_send(s->session, &pic_ref, &pic_dist);
+    if (st < 0) {
+        av_frame_free(&dist);
+        av_frame_free(&ref_keep);
+        return session_error(ctx, "vmaf_cuda_send", st);
+    }
+    if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++)) < 0)
+        return ret;
+    return drain(ctx, 0);
+}
+
+/** End of stream: flush the library, attach the last scores, empty the queue. */
+static int finish(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    int st;
+
+    if (s->session && !s->flushed) {
+        s->flushed = 1;
+        s->t_flush = av_gettime_relative();
+        if ((st = vmaf_cuda_flush(s->session)) < 0)
+            return session_error(ctx, "vmaf_cuda_flush", st);
+    }
+    return drain(ctx, 1);
+}
+
+static int activate(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    int ret = ff_framesync_activate(&s->fs);
+
+    if (ret < 0)
+        return ret;
+    if (s->fs.eof && !s->eof_done) {
+        /* framesync has just marked the output's end; the frames still queued (at
+         * least the last one, whose motion score needs the flush) go out now, ahead
+         * of that status in the output link's queue. */
+        s->eof_done = 1;
+        return finish(ctx);
+    }
+    return 0;
+}
+
+static av_cold void uninit(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    PendingFrame p;
+    double score;
+    int st;
+
+    ff_framesync_uninit(&s->fs);
+
+    if (s->session && s->nb_sent) {
+        if (!s->flushed) {
+            s->flushed = 1;
+            s->t_flush = av_gettime_relative();
+            if ((st = vmaf_cuda_flush(s->session)) < 0)
+                session_error(ctx, "vmaf_cuda_flush", st);
+        }
+        /* collect the remaining scores (the output is closed: nothing is sent on) */
+        for (;;) {
+            VmafCudaFrameScores fs;
+            st = vmaf_cuda_receive(s->session, &fs);
+            if (st != VMAF_CUDA_OK)
+                break;
+            s->nb_scored++;
+            note_model_name(s, &fs);
+        }
+        if (st != VMAF_CUDA_EOF && st != VMAF_CUDA_EAGAIN)
+            session_error(ctx, "vmaf_cuda_receive", st);
+
+        if (s->log_path) {
+            double secs = (s->t_flush - s->t_first_send) / 1e6;
+            double fps = secs > 0 ? s->nb_sent / secs : NAN;
+            st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
+            if (st < 0)
+                session_error(ctx, "vmaf_cuda_write_log", st);
+        }
+        if (s->first_model_name) {
+            st = vmaf_cuda_pooled(s->session, s->first_model_name, s->pool_method, &score);
+            if (st < 0)
+                session_error(ctx, "vmaf_cuda_pooled", st);
+            else
+                av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
+        }
+    }
+
+    while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
+        free_pending(&p);
+    av_fifo_freep2(&s->pending);
+    av_freep(&s->first_model_name);
+    vmaf_cuda_close(s->session);
+    s->session = NULL;
+    av_buffer_unref(&s->hw_device);
+}
+
+static const AVFilterPad vmaf_cuda_inputs[] = {
+    {
+        .name         = "main",
+        .type         = AVMEDIA_TYPE_VIDEO,
+    },
+    {
+        .name         = "reference",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .config_props = config_input_ref,
+    },
+};
+
+static const AVFilterPad vmaf_cuda_outputs[] = {
+    {
+        .name         = "default",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .config_props = config_output,
+    },
+};
+
+const VmafCudaFilterDef ff_vf_vmaf_cuda = {
+    .VMAF_CUDA_PUBLIC(name)        = "vmaf_cuda",
+    .VMAF_CUDA_PUBLIC(description) = NULL_IF_CONFIG_SMALL("Calculate the VMAF between two video streams "
+                                                          "(libvmaf_cuda; CUDA or software frames)."),
+    .VMAF_CUDA_PUBLIC(priv_class)  = &vmaf_cuda_class,
+    .preinit        = vmaf_cuda_framesync_preinit,
+    .init           = init,
+    .uninit         = uninit,
+    .activate       = activate,
+    .priv_size      = sizeof(VmafCudaContext),
+    FILTER_INPUTS(vmaf_cuda_inputs),
+    FILTER_OUTPUTS(vmaf_cuda_outputs),
+    FILTER_QUERY_FUNC2(query_formats),
+    .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
+};
