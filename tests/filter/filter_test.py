@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+"""End-to-end tests of the vmaf_cuda FFmpeg filter, through a built ffmpeg binary.
+
+    filter_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR]
+
+DIR is the shared folder (media/ and golden/). Without --gpu: the CPU suite (software
+frames, backend=cpu): the BBB case of golden/ must come out bit-exact in every frame's
+metadata (lavfi.vmaf.*) and in the JSON log (precision=max); several models at once;
+the error cases exit non-zero with their message. With --gpu: NVDEC frames straight
+into the filter (8-bit H.264 and 10-bit HEVC, P010), software frames on backend=cuda,
+and the errors only a GPU can provoke; without a CUDA device it prints
+"SKIPPED: no CUDA device found" and exits 77 (meson's skip code).
+
+"Bit-exact": parsing our printed value gives the same double as parsing the golden one.
+Standard library only. Prints one line per test and "N passed, N failed" at the end.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP_CODE = 77
+
+BBB_DIS = "media/bbb_dis_854x480_120f.mp4"
+BBB_REF = "media/bbb_ref_854x480_120f.mp4"
+BBB_GOLDEN = "golden/bbb_854x480_120f_8bit.csv"
+BBB_NEG_GOLDEN = "golden/models/bbb_854x480_120f_8bit.vmaf_v0.6.1neg.csv"
+HEVC_DIS = "media/bbb_dis_854x480_120f_hevc10.mp4"
+HEVC_REF = "media/bbb_ref_854x480_120f_hevc10.mp4"
+HEVC_GOLDEN = "golden/bbb_854x480_120f_10bit_hevc.csv"
+NB_FRAMES = 120
+
+# features the vmaf_v0.6.1 model reads: they must be reported for every frame
+REQUIRED = ["integer_adm2", "integer_vif_scale0", "integer_vif_scale1",
+            "integer_vif_scale2", "integer_vif_scale3", "integer_motion2"]
+REQUIRED_NEG = ["integer_adm2_egl_1", "integer_vif_scale0_egl_1", "integer_vif_scale1_egl_1",
+                "integer_vif_scale2_egl_1", "integer_vif_scale3_egl_1", "integer_motion2"]
+
+
+class TestFailure(Exception):
+    pass
+
+
+def canon(name):
+    """One spelling per feature: libvmaf's full names and aliases map to the alias."""
+    if name.startswith("lavfi.vmaf."):
+        name = name[len("lavfi.vmaf."):]
+    for prefix, out in (("VMAF_integer_feature_", "integer_"), ("VMAF_feature_", "")):
+        if name.startswith(prefix) and name.endswith("_score"):
+            return out + name[len(prefix):-len("_score")]
+    return name
+
+
+def read_golden(path):
+    """Rows of a golden CSV as {canonical name: float}, and the pooled comment."""
+    rows, pooled, header = [], {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                for item in line.split():
+                    if "=" in item:
+                        k, v = item.split("=", 1)
+                        pooled[k] = v
+                continue
+            cells = line.split(",")
+            if header is None:
+                header = [canon(c) for c in cells]
+                continue
+            rows.append({h: float(c) for h, c in zip(header[1:], cells[1:])})
+    return rows, pooled
+
+
+def read_metadata(path):
+    """The file of metadata=print: a list of (pts, {key: value string}) per frame."""
+    frames = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("frame:"):
+                fields = dict(p.split(":", 1) for p in line.split() if ":" in p)
+                frames.append((fields.get("pts"), {}))
+            elif "=" in line and frames:
+                k, v = line.split("=", 1)
+                frames[-1][1][k] = v
+    return frames
+
+
+class Runner:
+    def __init__(self, ffmpeg, shared, workdir, verbose):
+        self.ffmpeg = ffmpeg
+        self.shared = shared
+        self.workdir = workdir
+        self.verbose = verbose
+
+    def path(self, rel):
+        return os.path.join(self.shared, rel)
+
+    def tmp(self, name):
+        return os.path.join(self.workdir, name)
+
+    def ffmpeg_run(self, args, expect_ok=True, stdout=None):
+        cmd = [self.ffmpeg, "-hide_banner", "-nostdin", "-y"] + args
+        if self.verbose:
+            print("  $ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, stdout=stdout if stdout else subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=stdout is None)
+        err = p.stderr if isinstance(p.stderr, str) else p.stderr.decode(errors="replace")
+        if expect_ok and p.returncode != 0:
+            raise TestFailure("ffmpeg exited with %d:\n%s" % (p.returncode, tail(err)))
+        return p.returncode, err, p.stdout
+
+    def inputs(self, dis, ref, hw=False):
+        hwargs = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"] if hw else []
+        return hwargs + ["-i", self.path(dis)] + hwargs + ["-i", self.path(ref)]
+
+
+def tail(text, n=25):
+    return "\n".join(text.strip().splitlines()[-n:])
+
+
+def check_equal(where, ours, golden_value):
+    try:
+        value = float(ours)
+    except ValueError:
+        raise TestFailure("%s: '%s' is not a number" % (where, ours))
+    if value != golden_value and not (value != value and golden_value != golden_value):
+        raise TestFailure("%s: got %s (%r), golden %r" % (where, ours, value, golden_value))
+
+
+def compare_frames(label, frames, golden, required, score_key):
+    """frames: list of {canonical name: value string} per frame; golden: rows."""
+    if len(frames) != len(golden):
+        raise TestFailure("%s: %d frames, golden has %d" % (label, len(frames), len(golden)))
+    compared = set()
+    for i, (ours, gold) in enumerate(zip(frames, golden)):
+        missing = [r for r in required if r not in ours]
+        if missing:
+            raise TestFailure("%s frame %d: missing %s (has %s)"
+                              % (label, i, ", ".join(missing), ", ".join(sorted(ours))))
+        if score_key not in ours:
+            raise TestFailure("%s frame %d: no model score '%s'" % (label, i, score_key))
+        check_equal("%s frame %d vmaf" % (label, i), ours[score_key], gold["vmaf"])
+        for name, value in gold.items():
+            if name != "vmaf" and name in ours:
+                check_equal("%s frame %d %s" % (label, i, name), ours[name], value)
+                compared.add(name)
+    return compared
+
+
+def metadata_features(meta_frames):
+    """{canonical feature: value} per frame from metadata; model scores under 'score*'."""
+    out = []
+    for _, kv in meta_frames:
+        d = {}
+        for k, v in kv.items():
+            if k.startswith("lavfi.vmaf."):
+                d[canon(k)] = v
+        out.append(d)
+    return out
+
+
+def json_features(path):
+    with open(path) as f:
+        doc = json.load(f, parse_float=str, parse_int=str)
+    frames = doc.get("frames")
+    if not isinstance(frames, list):
+        raise TestFailure("%s: no 'frames' list" % path)
+    out = []
+    for i, fr in enumerate(frames):
+        num = int(fr.get("frameNum", i))
+        if num != i:
+            raise TestFailure("%s: frame %d has frameNum %d" % (path, i, num))
+        out.append({canon(k): v for k, v in fr.get("metrics", {}).items()})
+    return out
+
+
+def output_frame_count(stderr):
+    """The frame count of ffmpeg's last progress line ("frame=  120 fps=...")."""
+    counts = [l.split("frame=", 1)[1].split()[0] for l in stderr.replace("\r", "\n").splitlines()
+              if l.startswith("frame=")]
+    return int(counts[-1]) if counts else None
+
+
+def vmaf_score_line(stderr):
+    lines = [l for l in stderr.splitlines() if "VMAF score: " in l]
+    if not lines:
+        raise TestFailure("no 'VMAF score:' line in the log:\n" + tail(stderr))
+    return lines[-1].split("VMAF score: ", 1)[1].strip()
+
+
+# ------------------------------------------------------------------ test cases
+
+def bitexact_case(r, name, dis, ref, golden_rel, filter_prefix="", hw=False, options="",
+                  expect_in_log=None):
+    """Runs dis/ref through vmaf_cuda; metadata, JSON log and 'VMAF score' vs golden."""
+    meta, log = r.tmp(name + ".meta"), r.tmp(name + ".json")
+    graph = (filter_prefix or "[0:v][1:v]") + (
+        "vmaf_cuda=log_fmt=json:log_path=%s:precision=max%s,metadata=print:file=%s"
+        % (log, options, meta))
+    _, err, _ = r.ffmpeg_run(r.inputs(dis, ref, hw) + ["-an", "-lavfi", graph, "-f", "null", "-"])
+    if expect_in_log and expect_in_log not in err:
+        raise TestFailure("expected '%s' in the log:\n%s" % (expect_in_log, tail(err)))
+    golden, pooled = read_golden(r.path(golden_rel))
+    meta_frames = read_metadata(meta)
+    if output_frame_count(err) != len(golden):
+        raise TestFailure("%s output frames, expected %d" % (output_frame_count(err), len(golden)))
+    pts = [p for p, _ in meta_frames]
+    if len(set(pts)) != len(pts):
+        raise TestFailure("duplicate output pts")
+    compared = compare_frames("metadata", metadata_features(meta_frames), golden, REQUIRED, "score")
+    compare_frames("json log", json_features(log), golden, REQUIRED, "vmaf")
+    printed = vmaf_score_line(err)
+    expected = "%f" % float(pooled["mean"])
+    if printed != expected:
+        raise TestFailure("VMAF score: printed %s, golden mean %s" % (printed, expected))
+    return "%d frames, %d features + vmaf exact; VMAF score: %s" % (
+        len(golden), len(compared), printed)
+
+
+def t_cpu_bbb(r):
+    return bitexact_case(r, "cpu_bbb", BBB_DIS, BBB_REF, BBB_GOLDEN, options=":backend=cpu",
+                         expect_in_log="cpu backend")
+
+
+def t_cpu_hevc10(r):
+    return bitexact_case(r, "cpu_hevc10", HEVC_DIS, HEVC_REF, HEVC_GOLDEN, options=":backend=cpu")
+
+
+def t_cpu_hevc10_p010(r):
+    # P010 keeps the 10 bits in the high bits of each word (shift 6)
+    return bitexact_case(r, "cpu_hevc10_p010", HEVC_DIS, HEVC_REF, HEVC_GOLDEN,
+                         filter_prefix="[0:v]format=p010le[d];[1:v]format=p010le[r];[d][r]",
+                         options=":backend=cpu")
+
+
+def t_cpu_two_models(r, backend="cpu", hw=False):
+    name = "two_models_" + backend + ("_hw" if hw else "")
+    meta, log = r.tmp(name + ".meta"), r.tmp(name + ".json")
+    graph = ("[0:v][1:v]vmaf_cuda=backend=%s:model=version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:"
+             "log_fmt=json:log_path=%s:precision=max,metadata=print:file=%s" % (backend, log, meta))
+    _, err, _ = r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF, hw) + ["-an", "-lavfi", graph, "-f", "null", "-"])
+    golden, pooled = read_golden(r.path(BBB_GOLDEN))
+    golden_neg, _ = read_golden(r.path(BBB_NEG_GOLDEN))
+    frames = metadata_features(read_metadata(meta))
+    if not frames:
+        raise TestFailure("no frames")
+    other = sorted(k for k in frames[0] if k.startswith("score.") and k != "score.vmaf")
+    if "score.vmaf" not in frames[0] or len(other) != 1:
+        raise TestFailure("expected lavfi.vmaf.score.vmaf and one other score key, got %s"
+                          % sorted(k for k in frames[0] if k.startswith("score")))
+    neg_key = other[0]
+    for i, fr in enumerate(frames):
+        if fr.get("score") != fr.get("score.vmaf"):
+            raise TestFailure("frame %d: lavfi.vmaf.score %s != lavfi.vmaf.score.vmaf %s"
+                              % (i, fr.get("score"), fr.get("score.vmaf")))
+    compare_frames("metadata (v0.6.1)", frames, golden, REQUIRED, "score.vmaf")
+    compare_frames("metadata (neg)", frames, golden_neg, REQUIRED_NEG, neg_key)
+    log_frames = json_features(log)
+    neg_log_key = neg_key[len("score."):]
+    compare_frames("json log (v0.6.1)", log_frames, golden, REQUIRED, "vmaf")
+    compare_frames("json log (neg)", log_frames, golden_neg, REQUIRED_NEG, neg_log_key)
+    printed = vmaf_score_line(err)
+    if printed != "%f" % float(pooled["mean"]):
+        raise TestFailure("VMAF score: printed %s, golden mean of the first model %s"
+                          % (printed, pooled["mean"]))
+    return "vmaf and %s exact in metadata and log" % neg_key
+
+
+def raw_hash(r, args):
+    _, _, out = r.ffmpeg_run(args + ["-an", "-c:v", "rawvideo", "-f", "rawvideo", "-"],
+                             stdout=subprocess.PIPE)
+    return hashlib.sha256(out).hexdigest(), len(out)
+
+
+def t_cpu_passthrough(r):
+    plain = raw_hash(r, ["-i", r.path(BBB_DIS)])
+    filtered = raw_hash(r, r.inputs(BBB_DIS, BBB_REF) +
+                        ["-lavfi", "[0:v][1:v]vmaf_cuda=backend=cpu"])
+    if plain != filtered:
+        raise TestFailure("output pixels differ from the main input: %s vs %s" % (plain, filtered))
+    if plain[1] != NB_FRAMES * 854 * 480 * 3 // 2:
+        raise TestFailure("unexpected output size %d" % plain[1])
+    return "%d output frames identical to the main input" % NB_FRAMES
+
+
+def t_cpu_log_formats(r):
+    done = []
+    for fmt in ("xml", "csv", "sub", "json"):
+        log = r.tmp("fmt." + fmt)
+        if os.path.exists(log):
+            os.unlink(log)
+        graph = "[0:v]trim=end_frame=5[d];[1:v]trim=end_frame=5[r];[d][r]" \
+            "vmaf_cuda=backend=cpu:log_fmt=%s:log_path=%s" % (fmt, log)
+        r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF) + ["-an", "-lavfi", graph, "-f", "null", "-"])
+        if not os.path.exists(log) or os.path.getsize(log) == 0:
+            raise TestFailure("log_fmt=%s wrote no file" % fmt)
+        done.append("%s %d B" % (fmt, os.path.getsize(log)))
+    return ", ".join(done)
+
+
+def t_cpu_subsample(r):
+    meta = r.tmp("subsample.meta")
+    graph = "[0:v][1:v]vmaf_cuda=backend=cpu:n_subsample=4,metadata=print:file=%s" % meta
+    _, err, _ = r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF) +
+                             ["-an", "-lavfi", graph, "-f", "null", "-"])
+    out = output_frame_count(err)
+    if out != NB_FRAMES:
+        raise TestFailure("%s output frames, expected %d" % (out, NB_FRAMES))
+    # metadata=print prints only frames that carry metadata: the scored ones
+    frames = read_metadata(meta)
+    scored = [int(p) // 512 for p, kv in frames if "lavfi.vmaf.score" in kv]
+    if scored != list(range(0, NB_FRAMES, 4)):
+        raise TestFailure("scored frames %s, expected every 4th" % scored[:10])
+    return "%d frames out, %d scored" % (out, len(scored))
+
+
+def error_case(r, graph, expected, hw=False, dis=BBB_DIS, ref=BBB_REF):
+    rc, err, _ = r.ffmpeg_run(r.inputs(dis, ref, hw) + ["-an", "-lavfi", graph, "-f", "null", "-"],
+                              expect_ok=False)
+    if rc == 0:
+        raise TestFailure("ffmpeg succeeded; expected an error with '%s'" % expected)
+    if expected not in err:
+        raise TestFailure("exit code %d but no '%s' in:\n%s" % (rc, expected, tail(err)))
+    line = next(l for l in err.splitlines() if expected in l)
+    return "exit %d: %s" % (rc, line.strip())
+
+
+def t_err_size(r):
+    return error_case(r, "[0:v]scale=640:360[d];[d][1:v]vmaf_cuda=backend=cpu", "input sizes differ")
+
+
+def t_err_depth(r):
+    return error_case(r, "[1:v]format=yuv420p10le[r];[0:v][r]vmaf_cuda=backend=cpu",
+                      "input bit depths differ")
+
+
+def t_err_format(r):
+    return error_case(r, "[1:v]format=nv12[r];[0:v][r]vmaf_cuda=backend=cpu", "input formats differ")
+
+
+def t_err_option(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:no_such_option=1", "Option not found")
+
+
+def t_err_model(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:model=version=no_such_model",
+                      "cannot open the VMAF session")
+
+
+def t_err_model_file(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:model=path=%s"
+                      % r.tmp("missing_model.json"), "cannot open the VMAF session")
+
+
+def t_err_log_fmt(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=yaml", "log_fmt 'yaml'")
+
+
+def t_err_no_device(r):
+    if has_cuda_device():
+        return None  # a device exists: backend=cuda is valid here
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cuda", "cannot open the VMAF session")
+
+
+# GPU suite
+
+def t_gpu_bbb_nvdec(r):
+    return bitexact_case(r, "gpu_bbb_nvdec", BBB_DIS, BBB_REF, BBB_GOLDEN, hw=True,
+                         expect_in_log="cuda backend, CUDA frames")
+
+
+def t_gpu_hevc10_nvdec(r):
+    return bitexact_case(r, "gpu_hevc10_nvdec", HEVC_DIS, HEVC_REF, HEVC_GOLDEN, hw=True,
+                         expect_in_log="cuda backend, CUDA frames")
+
+
+def t_gpu_bbb_upload(r):
+    return bitexact_case(r, "gpu_bbb_upload", BBB_DIS, BBB_REF, BBB_GOLDEN,
+                         options=":backend=cuda", expect_in_log="cuda backend, software frames")
+
+
+def t_gpu_hevc10_upload_p010(r):
+    return bitexact_case(r, "gpu_hevc10_upload_p010", HEVC_DIS, HEVC_REF, HEVC_GOLDEN,
+                         filter_prefix="[0:v]format=p010le[d];[1:v]format=p010le[r];[d][r]",
+                         options=":backend=cuda")
+
+
+def t_gpu_err_two_contexts(r):
+    # each hwupload_cuda instance creates its own CUDA context: a device pointer of one
+    # context is not valid in the other
+    return error_case(r, "[0:v]hwupload_cuda[d];[1:v]hwupload_cuda[r];[d][r]vmaf_cuda",
+                      "different CUDA contexts")
+
+
+def t_gpu_two_models(r):
+    return t_cpu_two_models(r, backend="auto", hw=True)
+
+
+def t_gpu_err_mixed(r):
+    return error_case(r, "[1:v]hwdownload,format=nv12[r];[0:v][r]vmaf_cuda",
+                      "both inputs must be CUDA frames or both software frames", hw=True)
+
+
+def t_gpu_err_cpu_backend(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu", "backend=cpu cannot read CUDA frames",
+                      hw=True)
+
+
+def t_gpu_err_depth(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda", "input bit depths differ", hw=True,
+                      dis=BBB_DIS, ref=HEVC_REF)
+
+
+CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
+             t_cpu_log_formats, t_cpu_subsample, t_err_size, t_err_depth, t_err_format,
+             t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_no_device]
+GPU_TESTS = [t_gpu_bbb_nvdec, t_gpu_hevc10_nvdec, t_gpu_bbb_upload, t_gpu_hevc10_upload_p010,
+             t_gpu_two_models, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
+             t_gpu_err_depth]
+
+
+def has_cuda_device():
+    if not os.path.exists("/dev/nvidia0") and not os.path.exists("/dev/nvidiactl"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            p = subprocess.run([smi, "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               timeout=60)
+            return p.returncode == 0 and b"GPU" in p.stdout
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return os.path.exists("/dev/nvidia0")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ffmpeg", required=True, help="the built ffmpeg binary")
+    ap.add_argument("--shared", required=True, help="folder with media/ and golden/")
+    ap.add_argument("--gpu", action="store_true", help="run the GPU suite")
+    ap.add_argument("--only", action="append", default=[], help="run tests whose name contains this")
+    ap.add_argument("--workdir", help="keep outputs here (default: a temporary folder)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print the ffmpeg commands")
+    a = ap.parse_args()
+
+    if not os.access(a.ffmpeg, os.X_OK):
+        print("ffmpeg binary not found: %s" % a.ffmpeg)
+        return 1
+    if a.gpu and not has_cuda_device():
+        print("SKIPPED: no CUDA device found")
+        return SKIP_CODE
+    for rel in (BBB_DIS, BBB_REF, BBB_GOLDEN):
+        if not os.path.exists(os.path.join(a.shared, rel)):
+            print("missing %s in %s" % (rel, a.shared))
+            return 1
+
+    workdir = a.workdir or tempfile.mkdtemp(prefix="vmaf_cuda_filter_")
+    os.makedirs(workdir, exist_ok=True)
+    r = Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
+    tests = GPU_TESTS if a.gpu else CPU_TESTS
+    if a.only:
+        tests = [t for t in tests if any(o in t.__name__ for o in a.only)]
+    passed = failed = skipped = 0
+    for t in tests:
+        name = t.__name__[2:]
+        try:
+            info = t(r)
+        except TestFailure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e), flush=True)
+            continue
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
+            continue
+        if info is None:
+            skipped += 1
+            print("SKIP %s" % name, flush=True)
+        else:
+            passed += 1
+            print("PASS %s: %s" % (name, info), flush=True)
+    if not a.workdir and not failed:
+        shutil.rmtree(workdir, ignore_errors=True)
+    elif failed:
+        print("outputs kept in %s" % workdir)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
