@@ -89,9 +89,17 @@ public:
         if (cfg_.cuda_stream) {
             stream_ = static_cast<cudaStream_t>(cfg_.cuda_stream);
         } else {
-            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+            // Blocking: ordered after work on the legacy default stream (e.g. an
+            // NVDEC copy enqueued there), like the caller would expect.
+            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamDefault));
             stream_ = own_stream_;
         }
+        // ADM, VIF and motion are independent: each runs on a stream of its own, forked
+        // from and joined back into the caller's stream with events, so they overlap.
+        for (auto& fs : feature_streams_)
+            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&fs, cudaStreamNonBlocking));
+        VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+        for (auto& e : joins_) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         for (const auto& o : plan_.adm)
             adm_.push_back(std::make_unique<cuda::AdmKernel>(c.width, c.height, c.bpc, o));
         for (const auto& o : plan_.vif)
@@ -119,6 +127,11 @@ public:
             cudaStreamSynchronize(stream_);
             for (auto e : events_)
                 if (e) cudaEventDestroy(e);
+            for (auto e : joins_)
+                if (e) cudaEventDestroy(e);
+            if (fork_) cudaEventDestroy(fork_);
+            for (auto fs : feature_streams_)
+                if (fs) cudaStreamSynchronize(fs);
             adm_.clear();
             vif_.clear();
             motion_.reset();
@@ -126,6 +139,8 @@ public:
             host_acc_ = PinnedBuffer();
             for (auto& b : own_ref_) b = DeviceBuffer();
             for (auto& b : own_dist_) b = DeviceBuffer();
+            for (auto fs : feature_streams_)
+                if (fs) cudaStreamDestroy(fs);
             if (own_stream_) cudaStreamDestroy(own_stream_);
         } catch (...) {
         }
@@ -146,20 +161,30 @@ public:
 
             auto* dbase = dev_acc_.get<unsigned char>() + slot * layout_.bytes;
             VMAF_CUDA_CHECK(cudaMemsetAsync(dbase, 0, layout_.bytes, stream_));
+            // Fork: the feature streams start after the inputs are ready on stream_.
+            VMAF_CUDA_CHECK(cudaEventRecord(fork_, stream_));
+            for (auto fs : feature_streams_) VMAF_CUDA_CHECK(cudaStreamWaitEvent(fs, fork_, 0));
+            cudaStream_t s_adm = feature_streams_[0], s_vif = feature_streams_[1],
+                         s_mot = feature_streams_[2];
             if (scored) {
                 for (std::size_t i = 0; i < adm_.size(); ++i)
                     adm_[i]->enqueue(ref, dist,
                                      reinterpret_cast<ref::AdmAccum*>(dbase + layout_.adm_off) + i,
-                                     stream_);
+                                     s_adm);
                 for (std::size_t i = 0; i < vif_.size(); ++i)
                     vif_[i]->enqueue(ref, dist,
                                      reinterpret_cast<ref::VifAccum*>(dbase + layout_.vif_off) + i,
-                                     stream_);
+                                     s_vif);
             }
             if (motion_ && index > 0)
                 motion_->enqueue(prev_ref_, ref,
-                                 reinterpret_cast<std::uint64_t*>(dbase + layout_.sad_off), stream_);
+                                 reinterpret_cast<std::uint64_t*>(dbase + layout_.sad_off), s_mot);
             prev_ref_ = ref;
+            // Join: stream_ continues (readback, the caller's next work) after all three.
+            for (std::size_t k = 0; k < 3; ++k) {
+                VMAF_CUDA_CHECK(cudaEventRecord(joins_[k], feature_streams_[k]));
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, joins_[k], 0));
+            }
             auto* hbase = host_acc_.get<unsigned char>() + slot * layout_.bytes;
             VMAF_CUDA_CHECK(cudaMemcpyAsync(hbase, dbase, layout_.bytes, cudaMemcpyDeviceToHost, stream_));
             VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
@@ -235,6 +260,8 @@ private:
     ExtractorPlan plan_;
     SlotLayout layout_;
     cudaStream_t stream_ = nullptr, own_stream_ = nullptr;
+    cudaStream_t feature_streams_[3] = {}; ///< ADM, VIF, motion
+    cudaEvent_t fork_ = nullptr, joins_[3] = {};
     std::vector<std::unique_ptr<cuda::AdmKernel>> adm_;
     std::vector<std::unique_ptr<cuda::VifKernel>> vif_;
     std::unique_ptr<cuda::MotionKernel> motion_;

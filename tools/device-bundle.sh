@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Gathers what the gpu suite needs on a GPU machine that has no build tools or Debian
+# packages into .carry/ (ignored by git): the test and tool binaries, the static
+# ffmpeg, and ../shared's golden files and clips. Run tools/device-gpu-suite.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+builddir=${BUILDDIR:-build}
+ver=${FFMPEG_VERSION:-9.0}
+rm -rf .carry
+mkdir -p .carry/bin .carry/shared/golden .carry/shared/media
+cp "$builddir"/tests/check_test "$builddir"/tests/golden_gpu_test "$builddir"/tests/cli_test \
+   "$builddir"/tools/vmaf-cuda "$builddir"/tools/vmaf-cuda-bench "build-ffmpeg/$ver/bin/ffmpeg" .carry/bin/
+shared=$(meson introspect "$builddir" --buildoptions | python3 -c \
+  'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="golden_dir"][0])')
+case "$shared" in /*) ;; *) shared="$PWD/$shared" ;; esac
+cp -r "$shared"/. .carry/shared/golden/
+cp "$shared"/../media/*.yuv "$shared"/../media/*.mp4 .carry/shared/media/
+du -sh .carry

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The gpu suite on a GPU machine, from the bundle of tools/device-bundle.sh (in .carry/):
+# kernels vs reference, golden cases through the CUDA backend (C API and CLI), the
+# filter on NVDEC frames, then the benchmarks. Logs go to $OUT (or ./gpu-logs).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-logs}
+mkdir -p "$out"
+B=$PWD/.carry/bin
+S=$PWD/.carry/shared
+export VMAF_CUDA_GOLDEN_DIR=$S/golden VMAF_CUDA_DECODED_DIR=/tmp/vmaf_decoded
+mkdir -p "$VMAF_CUDA_DECODED_DIR"
+nvidia-smi -L
+for f in bbb_ref_854x480_120f bbb_dis_854x480_120f; do
+  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
+done
+for f in bbb_ref_854x480_120f_hevc10 bbb_dis_854x480_120f_hevc10; do
+  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p10le -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
+done
+declare -A rc
+step() { # name timeout command...
+  local name=$1 t=$2; shift 2
+  echo "=== $name"
+  timeout "$t" "$@" > "$out/$name.log" 2>&1
+  rc[$name]=$?
+  tail -n 4 "$out/$name.log"
+}
+step check 240 "$B/check_test"
+step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
+step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
+step filter_gpu 300 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S"
+[ "${SKIP_BENCH:-0}" = 1 ] || {
+  step bench 300 "$B/vmaf-cuda-bench" --seconds 1.5
+  cat "$out/bench.log"
+  step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S"
+  cat "$out/e2e.log"
+}
+echo "=== summary"
+fail=0
+for k in "${!rc[@]}"; do echo "$k: exit ${rc[$k]}"; [ "${rc[$k]}" = 0 ] || fail=1; done
+exit $fail
