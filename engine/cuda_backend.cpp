@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <deque>
 #include <type_traits>
 
@@ -80,8 +81,24 @@ struct SlotLayout {
     }
 };
 
+/// One set of feature kernels with its three streams (ADM, VIF, motion). Frames go to
+/// the lanes in turn, so two frames are computed at once; a lane's kernels (and their
+/// scratch) only ever run on the lane's own streams, in frame order.
+struct Lane {
+    std::vector<std::unique_ptr<cuda::AdmKernel>> adm;
+    std::vector<std::unique_ptr<cuda::VifKernel>> vif;
+    std::unique_ptr<cuda::MotionKernel> motion;
+    cudaStream_t stream[3] = {};   ///< ADM (also readback), VIF, motion
+    cudaEvent_t join[3] = {};      ///< VIF and motion done (index 1, 2)
+};
+
 class CudaBackend final : public Backend {
 public:
+    static constexpr unsigned kLanes = 2;
+    /// Owned device planes (host input, high-bit layouts) per kind: frame i uses
+    /// i % kOwned; frame i - kOwned (and i - kOwned + 1's motion) must be done first.
+    static constexpr unsigned kOwned = kLanes + 2;
+
     CudaBackend(const BackendConfig& c, const ExtractorPlan& p)
         : cfg_(c), plan_(p), layout_(p.adm.size(), p.vif.size()) {
         ContextScope scope(api_, cfg_.cuda_context);
@@ -94,53 +111,54 @@ public:
             VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamDefault));
             stream_ = own_stream_;
         }
-        // ADM, VIF and motion are independent: each runs on a stream of its own, forked
-        // from and joined back into the caller's stream with events, so they overlap.
-        for (auto& fs : feature_streams_)
-            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&fs, cudaStreamNonBlocking));
         VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-        for (auto& e : joins_) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        for (const auto& o : plan_.adm)
-            adm_.push_back(std::make_unique<cuda::AdmKernel>(c.width, c.height, c.bpc, o));
-        for (const auto& o : plan_.vif)
-            vif_.push_back(std::make_unique<cuda::VifKernel>(c.width, c.height, c.bpc, o));
-        if (plan_.motion) motion_ = std::make_unique<cuda::MotionKernel>(c.width, c.height, c.bpc);
+        const unsigned lanes = cfg_.frames_in_flight > 1 ? kLanes : 1;
+        lanes_.resize(lanes);
+        for (Lane& l : lanes_) {
+            for (auto& st : l.stream) VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+            for (auto& e : l.join) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            for (const auto& o : plan_.adm)
+                l.adm.push_back(std::make_unique<cuda::AdmKernel>(c.width, c.height, c.bpc, o));
+            for (const auto& o : plan_.vif)
+                l.vif.push_back(std::make_unique<cuda::VifKernel>(c.width, c.height, c.bpc, o));
+            if (plan_.motion) l.motion = std::make_unique<cuda::MotionKernel>(c.width, c.height, c.bpc);
+        }
 
-        ring_ = cfg_.frames_in_flight + 2;
+        ring_ = std::max(cfg_.frames_in_flight + 2, kOwned + 2);
         dev_acc_ = DeviceBuffer(layout_.bytes * ring_);
         host_acc_ = PinnedBuffer(layout_.bytes * ring_);
         events_.resize(ring_, nullptr);
         for (auto& e : events_) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        // Owned planes for host input and for shifted (high-bit) layouts: two of each
-        // kind so that frame N's reference is still intact for frame N+1's motion.
         bps_ = c.bpc > 8 ? 2 : 1;
         pitch_ = (std::size_t(c.width) * bps_ + 255) & ~std::size_t(255);
-        for (int i = 0; i < 2; ++i) {
-            own_ref_[i] = DeviceBuffer(pitch_ * c.height);
-            own_dist_[i] = DeviceBuffer(pitch_ * c.height);
-        }
+        // Allocated on first use: device pictures without a shift never need them.
+        own_ref_.resize(kOwned);
+        own_dist_.resize(kOwned);
     }
 
     ~CudaBackend() override {
         try {
             ContextScope scope(api_, cfg_.cuda_context);
             cudaStreamSynchronize(stream_);
+            for (Lane& l : lanes_)
+                for (auto st : l.stream)
+                    if (st) cudaStreamSynchronize(st);
             for (auto e : events_)
                 if (e) cudaEventDestroy(e);
-            for (auto e : joins_)
-                if (e) cudaEventDestroy(e);
             if (fork_) cudaEventDestroy(fork_);
-            for (auto fs : feature_streams_)
-                if (fs) cudaStreamSynchronize(fs);
-            adm_.clear();
-            vif_.clear();
-            motion_.reset();
+            for (Lane& l : lanes_) {
+                l.adm.clear();
+                l.vif.clear();
+                l.motion.reset();
+                for (auto e : l.join)
+                    if (e) cudaEventDestroy(e);
+                for (auto st : l.stream)
+                    if (st) cudaStreamDestroy(st);
+            }
             dev_acc_ = DeviceBuffer();
             host_acc_ = PinnedBuffer();
-            for (auto& b : own_ref_) b = DeviceBuffer();
-            for (auto& b : own_dist_) b = DeviceBuffer();
-            for (auto fs : feature_streams_)
-                if (fs) cudaStreamDestroy(fs);
+            own_ref_.clear();
+            own_dist_.clear();
             if (own_stream_) cudaStreamDestroy(own_stream_);
         } catch (...) {
         }
@@ -155,39 +173,50 @@ public:
                 throw Error(VMAF_CUDA_EINTERNAL, "CUDA readback ring overflow");
             const unsigned slot = index % ring_;
             const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
-            const DeviceLuma ref = prepare(r, own_ref_[index & 1]);
+            Lane& lane = lanes_[index % lanes_.size()];
+
+            // Inputs on the caller's stream (upload or shift into owned planes when needed).
+            const bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift ||
+                              (scored && (d.memory == VMAF_CUDA_MEMORY_HOST || d.shift));
+            if (owns && index >= kOwned) {
+                // The owned plane to be overwritten was last read by frame index - kOwned
+                // and, as the previous reference, by frame index - kOwned + 1's motion.
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - kOwned) % ring_], 0));
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - kOwned + 1) % ring_], 0));
+            }
+            const DeviceLuma ref = prepare(r, own_ref_[index % kOwned]);
             DeviceLuma dist{};
-            if (scored) dist = prepare(d, own_dist_[index & 1]);
+            if (scored) dist = prepare(d, own_dist_[index % kOwned]);
 
             auto* dbase = dev_acc_.get<unsigned char>() + slot * layout_.bytes;
             VMAF_CUDA_CHECK(cudaMemsetAsync(dbase, 0, layout_.bytes, stream_));
-            // Fork: the feature streams start after the inputs are ready on stream_.
+            // Fork: the lane's streams start once the inputs are ready on stream_.
             VMAF_CUDA_CHECK(cudaEventRecord(fork_, stream_));
-            for (auto fs : feature_streams_) VMAF_CUDA_CHECK(cudaStreamWaitEvent(fs, fork_, 0));
-            cudaStream_t s_adm = feature_streams_[0], s_vif = feature_streams_[1],
-                         s_mot = feature_streams_[2];
+            for (auto st : lane.stream) VMAF_CUDA_CHECK(cudaStreamWaitEvent(st, fork_, 0));
             if (scored) {
-                for (std::size_t i = 0; i < adm_.size(); ++i)
-                    adm_[i]->enqueue(ref, dist,
-                                     reinterpret_cast<ref::AdmAccum*>(dbase + layout_.adm_off) + i,
-                                     s_adm);
-                for (std::size_t i = 0; i < vif_.size(); ++i)
-                    vif_[i]->enqueue(ref, dist,
-                                     reinterpret_cast<ref::VifAccum*>(dbase + layout_.vif_off) + i,
-                                     s_vif);
+                for (std::size_t i = 0; i < lane.adm.size(); ++i)
+                    lane.adm[i]->enqueue(ref, dist,
+                                         reinterpret_cast<ref::AdmAccum*>(dbase + layout_.adm_off) + i,
+                                         lane.stream[0]);
+                for (std::size_t i = 0; i < lane.vif.size(); ++i)
+                    lane.vif[i]->enqueue(ref, dist,
+                                         reinterpret_cast<ref::VifAccum*>(dbase + layout_.vif_off) + i,
+                                         lane.stream[1]);
             }
-            if (motion_ && index > 0)
-                motion_->enqueue(prev_ref_, ref,
-                                 reinterpret_cast<std::uint64_t*>(dbase + layout_.sad_off), s_mot);
+            if (lane.motion && index > 0)
+                lane.motion->enqueue(prev_ref_, ref,
+                                     reinterpret_cast<std::uint64_t*>(dbase + layout_.sad_off),
+                                     lane.stream[2]);
             prev_ref_ = ref;
-            // Join: stream_ continues (readback, the caller's next work) after all three.
-            for (std::size_t k = 0; k < 3; ++k) {
-                VMAF_CUDA_CHECK(cudaEventRecord(joins_[k], feature_streams_[k]));
-                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, joins_[k], 0));
+            // Join on the lane's first stream, read the accumulators back, mark the slot.
+            for (int k = 1; k < 3; ++k) {
+                VMAF_CUDA_CHECK(cudaEventRecord(lane.join[k], lane.stream[k]));
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(lane.stream[0], lane.join[k], 0));
             }
             auto* hbase = host_acc_.get<unsigned char>() + slot * layout_.bytes;
-            VMAF_CUDA_CHECK(cudaMemcpyAsync(hbase, dbase, layout_.bytes, cudaMemcpyDeviceToHost, stream_));
-            VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
+            VMAF_CUDA_CHECK(cudaMemcpyAsync(hbase, dbase, layout_.bytes, cudaMemcpyDeviceToHost,
+                                            lane.stream[0]));
+            VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], lane.stream[0]));
             queue_.push_back({index, scored, slot});
         } catch (const CudaError& e) {
             throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
@@ -213,8 +242,8 @@ public:
         if (p.scored) {
             const auto* a = reinterpret_cast<const ref::AdmAccum*>(hbase + layout_.adm_off);
             const auto* v = reinterpret_cast<const ref::VifAccum*>(hbase + layout_.vif_off);
-            out.adm.assign(a, a + adm_.size());
-            out.vif.assign(v, v + vif_.size());
+            out.adm.assign(a, a + plan_.adm.size());
+            out.vif.assign(v, v + plan_.vif.size());
         }
         out.sad = *reinterpret_cast<const std::uint64_t*>(hbase + layout_.sad_off);
         return true;
@@ -230,13 +259,15 @@ private:
     };
 
     /// A device luma view of picture `p`, uploading host memory or shifting high-bit
-    /// samples into `own` when needed (stream-ordered, nothing allocated).
+    /// samples into `own` when needed (stream-ordered; `own` is allocated once).
     DeviceLuma prepare(const VmafCudaPicture& p, DeviceBuffer& own) {
         DeviceLuma v;
         v.width = cfg_.width;
         v.height = cfg_.height;
         v.bpc = cfg_.bpc;
         const std::size_t row = std::size_t(cfg_.width) * bps_;
+        const bool needs_own = p.memory == VMAF_CUDA_MEMORY_HOST || p.shift;
+        if (needs_own && !own.get()) own = DeviceBuffer(pitch_ * cfg_.height);
         if (p.memory == VMAF_CUDA_MEMORY_HOST) {
             VMAF_CUDA_CHECK(cudaMemcpy2DAsync(own.get(), pitch_, p.luma, std::size_t(p.pitch), row,
                                               cfg_.height, cudaMemcpyHostToDevice, stream_));
@@ -260,17 +291,14 @@ private:
     ExtractorPlan plan_;
     SlotLayout layout_;
     cudaStream_t stream_ = nullptr, own_stream_ = nullptr;
-    cudaStream_t feature_streams_[3] = {}; ///< ADM, VIF, motion
-    cudaEvent_t fork_ = nullptr, joins_[3] = {};
-    std::vector<std::unique_ptr<cuda::AdmKernel>> adm_;
-    std::vector<std::unique_ptr<cuda::VifKernel>> vif_;
-    std::unique_ptr<cuda::MotionKernel> motion_;
+    cudaEvent_t fork_ = nullptr;
+    std::vector<Lane> lanes_;
     unsigned ring_ = 0;
     DeviceBuffer dev_acc_;
     PinnedBuffer host_acc_;
     std::vector<cudaEvent_t> events_;
     std::size_t bps_ = 1, pitch_ = 0;
-    DeviceBuffer own_ref_[2], own_dist_[2];
+    std::vector<DeviceBuffer> own_ref_, own_dist_;
     DeviceLuma prev_ref_{};
     std::deque<Pending> queue_;
 };

@@ -2,6 +2,7 @@
 # Gathers what the gpu suite needs on a GPU machine that has no build tools or Debian
 # packages into .carry/ (ignored by git): the test and tool binaries, the static
 # ffmpeg, and ../shared's golden files and clips. Run tools/device-gpu-suite.sh there.
+# BENCH_CLIPS=DIR adds DIR/bbb_{ref,dis}_{1080p,4k}_hevc.mp4 for tests/filter/bench.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir=${BUILDDIR:-build}
@@ -10,9 +11,12 @@ rm -rf .carry
 mkdir -p .carry/bin .carry/shared/golden .carry/shared/media
 cp "$builddir"/tests/check_test "$builddir"/tests/golden_gpu_test "$builddir"/tests/cli_test \
    "$builddir"/tools/vmaf-cuda "$builddir"/tools/vmaf-cuda-bench "build-ffmpeg/$ver/bin/ffmpeg" .carry/bin/
+strip .carry/bin/* 2>/dev/null || true
 shared=$(meson introspect "$builddir" --buildoptions | python3 -c \
   'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="golden_dir"][0])')
 case "$shared" in /*) ;; *) shared="$PWD/$shared" ;; esac
 cp -r "$shared"/. .carry/shared/golden/
 cp "$shared"/../media/*.yuv "$shared"/../media/*.mp4 .carry/shared/media/
+# Benchmark clips (1080p/4K) made beforehand where an encoder exists (an H200 has no NVENC).
+if [ -n "${BENCH_CLIPS:-}" ]; then mkdir -p .carry/bench && cp "$BENCH_CLIPS"/*.mp4 .carry/bench/; fi
 du -sh .carry

@@ -32,7 +32,7 @@ step filter_gpu 300 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpe
 [ "${SKIP_BENCH:-0}" = 1 ] || {
   step bench 300 "$B/vmaf-cuda-bench" --seconds 1.5
   cat "$out/bench.log"
-  step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S"
+  step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench"
   cat "$out/e2e.log"
 }
 echo "=== summary"

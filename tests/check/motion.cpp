@@ -68,7 +68,9 @@ constexpr unsigned char kGuardByte = 0xa5;
 std::string run_kernel(vcu::MotionKernel& k, const DevicePlane& prev, const DevicePlane& cur,
                        cudaStream_t stream, std::uint64_t& got) {
     vcu::DeviceBuffer out(2 * kGuard + sizeof(std::uint64_t));
-    VMAF_CUDA_CHECK(cudaMemset(out.get(), kGuardByte, out.bytes()));
+    // Guard bytes on the kernel's own stream: a legacy-stream cudaMemset would not be
+    // ordered before work on a non-blocking stream.
+    VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), kGuardByte, out.bytes(), stream));
     auto* d_out = reinterpret_cast<std::uint64_t*>(out.get<unsigned char>() + kGuard);
     k.enqueue(prev.view, cur.view, d_out, stream);
     VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));

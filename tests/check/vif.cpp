@@ -87,7 +87,9 @@ constexpr unsigned char kGuardByte = 0xa5;
 std::string run_kernel(vcu::VifKernel& k, const DevicePlane& a, const DevicePlane& b,
                        cudaStream_t stream, vref::VifAccum& got) {
     vcu::DeviceBuffer out(2 * kGuard + sizeof(vref::VifAccum));
-    VMAF_CUDA_CHECK(cudaMemset(out.get(), kGuardByte, out.bytes()));
+    // Guard bytes on the kernel's own stream: a legacy-stream cudaMemset would not be
+    // ordered before work on a non-blocking stream.
+    VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), kGuardByte, out.bytes(), stream));
     auto* d_out = reinterpret_cast<vref::VifAccum*>(out.get<unsigned char>() + kGuard);
     k.enqueue(a.view, b.view, d_out, stream);
     VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
