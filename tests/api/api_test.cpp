@@ -211,3 +211,29 @@ TEST_CASE("the same input twice gives identical results", "[api]") {
     const Frames f = make_frames(96, 64, 8, 4, 7);
     CHECK(scores(f, 0, 0, 8) == scores(f, 0, 0, 8));
 }
+
+TEST_CASE("backend=cuda without a usable CUDA device fails with ENODEV, naming CUDA", "[api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = 64;
+    s.height = 48;
+    s.backend = VMAF_CUDA_BACKEND_CUDA;
+    VmafCudaSession* vs = nullptr;
+    char err[256] = {};
+    const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+    INFO("rc " << rc << ": " << err);
+    if (rc == VMAF_CUDA_OK) {
+        // A device is present (the gpu suite covers this backend); the session must say so.
+        CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cuda");
+        vmaf_cuda_close(vs);
+        return;
+    }
+    CHECK(rc == VMAF_CUDA_ENODEV);
+    CHECK(vs == nullptr);
+    CHECK(std::string(err).find("CUDA") != std::string::npos);
+    // auto falls back to the CPU backend instead.
+    s.backend = VMAF_CUDA_BACKEND_AUTO;
+    REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+    vmaf_cuda_close(vs);
+}

@@ -194,3 +194,19 @@ TEST_CASE("n_subsample scores every n-th frame with unchanged values", "[golden]
         }
     }
 }
+
+TEST_CASE("the same input twice gives byte-identical results", "[golden]") {
+    const auto cases = golden_cases();
+    const GoldenCase* c = nullptr;
+    for (const auto& k : cases)
+        if (k.name == "sparks_480x270_5f_10bit") c = &k;
+    REQUIRE(c);
+    const RunResult a = run_case(*c, "", "vmaf");
+    const RunResult b = run_case(*c, "", "vmaf");
+    REQUIRE(a.frames.size() == b.frames.size());
+    for (std::size_t f = 0; f < a.frames.size(); ++f)
+        for (const auto& [name, v] : a.frames[f]) {
+            INFO("frame " << f << " " << name);
+            CHECK(same_double(v, b.frames[f].at(name)));
+        }
+}
