@@ -11,4 +11,15 @@ if [ ! -f "$builddir/build.ninja" ]; then
   meson setup "$builddir" --buildtype=release
 fi
 ninja -C "$builddir"
-meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@"
+rc=0
+meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || rc=$?
+# Say why each skipped test was skipped (the gpu suite without a CUDA device).
+python3 - "$builddir/meson-logs/testlog.json" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get("result") == "SKIP":
+        why = [l for l in (t.get("stdout") or "").splitlines() if l.startswith("SKIPPED")]
+        print("SKIP %s: %s" % (t["name"], why[0] if why else "(no reason printed)"))
+PY
+exit $rc
