@@ -88,6 +88,21 @@ private:
     std::size_t bytes_ = 0;
 };
 
+#ifdef __CUDACC__
+/// Index x of a row of n samples mirrored without repeating the edge (x[-k] = x[k],
+/// x[n-1+k] = x[n-1-k]), in periodic form so that indices far outside (halo columns of a
+/// last tile) stay in range too; equals the single mirror of libvmaf's VIF and motion
+/// for every index they use.
+__device__ __forceinline__ int reflect(int x, int n) {
+    if (static_cast<unsigned>(x) < static_cast<unsigned>(n)) return x;
+    if (n <= 1) return 0;
+    const int m = 2 * n - 2;
+    x %= m;
+    if (x < 0) x += m;
+    return x < n ? x : m - x;
+}
+#endif
+
 /// Number of SMs of the current device (for grid sizing).
 inline int sm_count() {
     int dev = 0, n = 0;

@@ -29,17 +29,6 @@ struct MotionParams {
     unsigned long long* out;
 };
 
-// Mirror without repeating the edge (periodic form; equals libvmaf's single mirror for
-// the indices it uses, and keeps far-out halo columns of the last tile in range).
-__device__ __forceinline__ int reflect(int x, int n) {
-    if (static_cast<unsigned>(x) < static_cast<unsigned>(n)) return x;
-    if (n <= 1) return 0;
-    const int m = 2 * n - 2;
-    x %= m;
-    if (x < 0) x += m;
-    return x < n ? x : m - x;
-}
-
 // Sample at row y of a column whose row-0 address is `col`.
 template <typename T>
 __device__ __forceinline__ int sample(const unsigned char* col, int pitch, int y) {

@@ -100,16 +100,6 @@ __device__ __forceinline__ double u32_to_double(std::uint32_t v) {
     return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v)), 4503599627370496.0);
 }
 
-// Mirror without repeating the edge; periodic form of the reference's repeated mirror.
-__device__ __forceinline__ int reflect(int x, int n) {
-    if (static_cast<unsigned>(x) < static_cast<unsigned>(n)) return x;
-    if (n <= 1) return 0;
-    const int m = 2 * n - 2;
-    x %= m;
-    if (x < 0) x += m;
-    return x < n ? x : m - x;
-}
-
 // Sample at row y of a column whose row-0 address is `col` (64-bit base plus a 32-bit
 // row offset: one wide multiply-add per sample).
 template <typename T>

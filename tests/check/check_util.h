@@ -117,6 +117,65 @@ inline HostPlane distort(const HostPlane& ref, std::mt19937_64& rng, double sigm
     return d;
 }
 
+/// Seed of combination `index`, derived from the base seed (splitmix64), so that one
+/// failing combination can be re-run alone.
+inline std::uint64_t combo_seed(std::uint64_t base, std::uint64_t index) {
+    std::uint64_t z = base + 0x9e3779b97f4a7c15ull * (index + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+inline std::string hex(std::uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+inline std::string describe(unsigned w, unsigned h, unsigned bpc, Fill f) {
+    return std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(bpc) + "-bit " +
+           fill_name(f);
+}
+
+inline constexpr Fill kAllFills[] = {Fill::zero, Fill::max, Fill::noise, Fill::smooth_noise};
+
+/// A plane of `fill` with 0..64 bytes of garbage padding per row.
+inline HostPlane random_plane(unsigned w, unsigned h, unsigned bpc, Fill fill, std::mt19937_64& rng) {
+    const unsigned pad = std::uniform_int_distribution<unsigned>(0, 64)(rng);
+    return make_plane(w, h, bpc, fill, rng, pad);
+}
+
+/// A non-blocking CUDA stream owned for the scope.
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(s); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+};
+
+/// Runs `launch(d_out, stream)`, which must write one `Out` at `d_out`, into a device
+/// buffer poisoned with guard bytes on both sides; copies the result to `got`. Returns
+/// an error text, empty when the guards are intact.
+template <class Out, class Launch>
+std::string run_guarded(Launch&& launch, cudaStream_t stream, Out& got) {
+    constexpr std::size_t kGuard = 256;
+    constexpr unsigned char kGuardByte = 0xa5;
+    vmaf_cuda::cuda::DeviceBuffer out(2 * kGuard + sizeof(Out));
+    // On the kernel's own stream: a legacy-stream cudaMemset would not be ordered before
+    // work on a non-blocking stream.
+    VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), kGuardByte, out.bytes(), stream));
+    launch(reinterpret_cast<Out*>(out.get<unsigned char>() + kGuard), stream);
+    VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<unsigned char> host(out.bytes());
+    VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < kGuard; ++i)
+        if (host[i] != kGuardByte || host[kGuard + sizeof(Out) + i] != kGuardByte)
+            return "guard bytes around the output were overwritten";
+    std::memcpy(&got, host.data() + kGuard, sizeof got);
+    return {};
+}
+
 /// The reference's view of a host plane.
 inline vmaf_cuda::ref::LumaView to_view(const HostPlane& p) {
     return vmaf_cuda::ref::LumaView{p.bytes.data(), std::ptrdiff_t(p.pitch), p.width, p.height, p.bpc};

@@ -22,33 +22,6 @@ using namespace vmaf_cuda_test;
 namespace vref = vmaf_cuda::ref;
 namespace vcu = vmaf_cuda::cuda;
 
-// Seed of combination `index`, derived from the base seed (splitmix64).
-std::uint64_t combo_seed(std::uint64_t base, std::uint64_t index) {
-    std::uint64_t z = base + 0x9e3779b97f4a7c15ull * (index + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-std::string hex(std::uint64_t v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
-
-std::string describe(unsigned w, unsigned h, unsigned bpc, Fill f) {
-    return std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(bpc) + "-bit " +
-           fill_name(f);
-}
-
-constexpr Fill kAllFills[] = {Fill::zero, Fill::max, Fill::noise, Fill::smooth_noise};
-
-// A plane of `fill` with 0..64 bytes of garbage padding per row.
-HostPlane random_plane(unsigned w, unsigned h, unsigned bpc, Fill fill, std::mt19937_64& rng) {
-    const unsigned pad = std::uniform_int_distribution<unsigned>(0, 64)(rng);
-    return make_plane(w, h, bpc, fill, rng, pad);
-}
-
 struct Combo {
     unsigned w, h, bpc;
     Fill fill;
@@ -56,13 +29,6 @@ struct Combo {
 };
 
 // Owns a CUDA stream for the duration of a test.
-struct Stream {
-    cudaStream_t s = nullptr;
-    Stream() { VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(s); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-};
 
 std::string first_mismatch(const vref::VifAccum& gpu, const vref::VifAccum& want) {
     static const char* names[4] = {"num_log", "den_log", "num_non_log", "den_non_log"};
@@ -79,27 +45,13 @@ std::string first_mismatch(const vref::VifAccum& gpu, const vref::VifAccum& want
     return {};
 }
 
-constexpr std::size_t kGuard = 256;
-constexpr unsigned char kGuardByte = 0xa5;
-
-// Runs the kernel once into a guarded device buffer poisoned with kGuardByte; returns
-// an error text (empty when fine) and the result.
+// Runs the kernel once into a guarded device buffer; returns an error text (empty when
+// fine) and the result.
 std::string run_kernel(vcu::VifKernel& k, const DevicePlane& a, const DevicePlane& b,
                        cudaStream_t stream, vref::VifAccum& got) {
-    vcu::DeviceBuffer out(2 * kGuard + sizeof(vref::VifAccum));
-    // Guard bytes on the kernel's own stream: a legacy-stream cudaMemset would not be
-    // ordered before work on a non-blocking stream.
-    VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), kGuardByte, out.bytes(), stream));
-    auto* d_out = reinterpret_cast<vref::VifAccum*>(out.get<unsigned char>() + kGuard);
-    k.enqueue(a.view, b.view, d_out, stream);
-    VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<unsigned char> host(out.bytes());
-    VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
-    for (std::size_t i = 0; i < kGuard; ++i)
-        if (host[i] != kGuardByte || host[kGuard + sizeof(vref::VifAccum) + i] != kGuardByte)
-            return "guard bytes around the output were overwritten";
-    std::memcpy(&got, host.data() + kGuard, sizeof got);
-    return {};
+    return run_guarded(
+        [&](vref::VifAccum* d_out, cudaStream_t st) { k.enqueue(a.view, b.view, d_out, st); },
+        stream, got);
 }
 
 std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream, bool reuse) {
