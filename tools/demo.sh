@@ -33,7 +33,7 @@ else
   hw=()
   backend=cpu
 fi
-"$ff" -nostdin -hide_banner -loglevel info "${hw[@]}" -i "$sample/dist.mp4" "${hw[@]}" -i "$sample/ref.mp4" \
+"$ff" -nostdin -hide_banner -nostats -loglevel info "${hw[@]}" -i "$sample/dist.mp4" "${hw[@]}" -i "$sample/ref.mp4" \
   -lavfi "[0:v][1:v]vmaf_cuda=backend=$backend:log_fmt=json:log_path=$sample/vmaf.json" \
   -f null - 2>&1 | grep -E "vmaf_cuda|VMAF score" || true
 echo "demo: per-frame log in $sample/vmaf.json"
