@@ -33,7 +33,14 @@ else
   hw=()
   backend=cpu
 fi
-"$ff" -nostdin -hide_banner -nostats -loglevel info "${hw[@]}" -i "$sample/dist.mp4" "${hw[@]}" -i "$sample/ref.mp4" \
-  -lavfi "[0:v][1:v]vmaf_cuda=backend=$backend:log_fmt=json:log_path=$sample/vmaf.json" \
-  -f null - 2>&1 | grep -E "vmaf_cuda|VMAF score" || true
+log="$sample/ffmpeg.log"
+if ! "$ff" -nostdin -hide_banner -nostats -loglevel info "${hw[@]}" -i "$sample/dist.mp4" \
+     "${hw[@]}" -i "$sample/ref.mp4" \
+     -lavfi "[0:v][1:v]vmaf_cuda=backend=$backend:log_fmt=json:log_path=$sample/vmaf.json" \
+     -f null - > "$log" 2>&1; then
+  tail -n 20 "$log"
+  echo "demo: ffmpeg failed (log: $log)" >&2
+  exit 1
+fi
+grep -E "Parsed_vmaf_cuda|VMAF score" "$log"
 echo "demo: per-frame log in $sample/vmaf.json"
