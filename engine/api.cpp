@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 struct VmafCudaSession {
@@ -30,6 +31,10 @@ template <class F> int guarded(VmafCudaSession* vs, F&& f) {
     } catch (const std::bad_alloc&) {
         if (vs) vs->error = "out of memory";
         return VMAF_CUDA_ENOMEM;
+    } catch (const std::invalid_argument& e) {
+        // The reference and the kernels reject what they cannot compute this way.
+        if (vs) vs->error = e.what();
+        return VMAF_CUDA_EINVAL;
     } catch (const std::exception& e) {
         if (vs) vs->error = std::string("internal error: ") + e.what();
         return VMAF_CUDA_EINTERNAL;

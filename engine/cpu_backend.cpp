@@ -70,17 +70,21 @@ public:
         if (n == 0) {
             inline_scratch_ = std::make_unique<Scratch>(cfg_, plan_);
         } else {
-            for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+            // Scratch is made here, so that a failure (size, memory) is an error of open.
+            std::vector<std::unique_ptr<Scratch>> scratch;
+            for (unsigned i = 0; i < n; ++i) scratch.push_back(std::make_unique<Scratch>(cfg_, plan_));
+            try {
+                for (unsigned i = 0; i < n; ++i)
+                    workers_.emplace_back([this, s = std::shared_ptr<Scratch>(std::move(scratch[i]))] {
+                        work(*s);
+                    });
+            } catch (...) {
+                stop_workers(); // a thread could not start: end the others before failing
+                throw;
+            }
         }
     }
-    ~CpuBackend() override {
-        {
-            std::lock_guard<std::mutex> lk(mu_);
-            stop_ = true;
-        }
-        cv_work_.notify_all();
-        for (auto& t : workers_) t.join();
-    }
+    ~CpuBackend() override { stop_workers(); }
 
     const char* name() const override { return "cpu"; }
 
@@ -133,6 +137,16 @@ public:
     }
 
 private:
+    void stop_workers() {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            stop_ = true;
+        }
+        cv_work_.notify_all();
+        for (auto& t : workers_) t.join();
+        workers_.clear();
+    }
+
     void compute(Job& job, Scratch& s) {
         const unsigned w = cfg_.width, h = cfg_.height, bpc = cfg_.bpc;
         FrameAccum& fa = job.result;
@@ -153,8 +167,7 @@ private:
             fa.sad = ref::motion_sad(job.prev_ref->view(w, h, bpc), rv, s.motion);
     }
 
-    void work() {
-        Scratch scratch(cfg_, plan_);
+    void work(Scratch& scratch) {
         for (;;) {
             std::shared_ptr<Job> job;
             {

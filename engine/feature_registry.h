@@ -14,9 +14,16 @@
 
 namespace vmaf_cuda::engine {
 
-/// Smallest luma width and height accepted (libvmaf's integer VIF needs a 2x2 plane at
-/// scale 3; ADM's four DWT levels likewise).
-inline constexpr unsigned kMinSize = 16;
+/// Smallest luma width and height accepted: ADM's four DWT levels need 17 (each level's
+/// input at least 3 samples). Below 33 libvmaf v3.2.0 itself reads outside its buffers
+/// in ADM (one sample at index -1 of a 3- or 4-sample level), so its numbers there are
+/// not reproducible; vmaf_cuda mirrors that index as at every other size (see
+/// reference/adm_math.h), so its results are defined and equal on CPU and GPU.
+inline constexpr unsigned kMinSize = ref::kAdmMinSize;
+/// Largest luma width and height accepted (beyond 16K; keeps sizes and sums in range).
+inline constexpr unsigned kMaxSize = 32768;
+/// Most CPU worker threads used (frames in flight bound the useful number anyway).
+inline constexpr unsigned kMaxThreads = 64;
 
 enum class ExtractorKind { adm, vif, motion };
 

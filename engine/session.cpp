@@ -26,6 +26,10 @@ void validate(const VmafCudaSettings& s) {
                     "frame size " + std::to_string(s.width) + "x" + std::to_string(s.height) +
                         " is too small: VMAF needs at least " + std::to_string(kMinSize) + "x" +
                         std::to_string(kMinSize) + " luma samples");
+    if (s.width > kMaxSize || s.height > kMaxSize)
+        throw Error(VMAF_CUDA_EINVAL, "frame size " + std::to_string(s.width) + "x" +
+                                          std::to_string(s.height) + " is too large (at most " +
+                                          std::to_string(kMaxSize) + " per side)");
     if (s.bpc < 8 || s.bpc > 16)
         throw Error(VMAF_CUDA_EINVAL,
                     "bit depth " + std::to_string(s.bpc) + " is not supported (8..16)");
@@ -124,7 +128,7 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     bc.height = s.height;
     bc.bpc = s.bpc;
     bc.n_subsample = s.n_subsample;
-    bc.n_threads = s.n_threads;
+    bc.n_threads = s.n_threads < kMaxThreads ? s.n_threads : kMaxThreads;
     bc.frames_in_flight = s.frames_in_flight;
     bc.cuda_device = s.cuda_device;
     bc.cuda_context = s.cuda_context;

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "config_components.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -289,6 +290,18 @@ static av_cold int init(AVFilterContext *ctx)
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
+    }
+
+    if (s->log_path) {
+        /* the log is written at the end: find out now when it cannot be */
+        FILE *f = fopen(s->log_path, "a");
+        if (!f) {
+            int err = AVERROR(errno);
+            av_log(ctx, AV_LOG_ERROR, "cannot write the log file '%s': %s\n", s->log_path,
+                   av_err2str(err));
+            return err;
+        }
+        fclose(f);
     }
 
     s->fs.on_event = on_event;
@@ -742,6 +755,10 @@ static av_cold void uninit(AVFilterContext *ctx)
                 av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
         }
     }
+
+    if (!s->nb_sent)
+        av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no VMAF score\n",
+               s->log_path ? " file" : "");
 
     while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
         free_pending(&p);

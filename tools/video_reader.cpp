@@ -1,11 +1,32 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #include "video_reader.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
 
 namespace vmaf_cuda::tools {
+namespace {
+
+/// Whole decimal number in [lo, hi], else InputError naming `what` and the text.
+unsigned long parse_number(const std::string& text, unsigned long lo, unsigned long hi,
+                           const std::string& what) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+        if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw 0;
+        v = std::stoul(text, &used);
+    } catch (...) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || v < lo || v > hi)
+        throw InputError(what + " '" + text + "' is not a number in " + std::to_string(lo) + ".." +
+                         std::to_string(hi));
+    return v;
+}
+
+} // namespace
 
 std::size_t VideoFormat::chroma_samples() const {
     switch (chroma) {
@@ -58,39 +79,41 @@ void VideoReader::parse_y4m_header() {
     std::string tok;
     std::string cs = "420";
     unsigned w = 0, h = 0;
+    const std::string where = "'" + path_ + "': Y4M header ";
     while (in >> tok) {
         switch (tok[0]) {
-        case 'W': w = unsigned(std::stoul(tok.substr(1))); break;
-        case 'H': h = unsigned(std::stoul(tok.substr(1))); break;
+        case 'W': w = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "width")); break;
+        case 'H': h = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "height")); break;
         case 'C': cs = tok.substr(1); break;
         case 'F': {
             const auto colon = tok.find(':');
-            if (colon != std::string::npos) {
-                const double num = std::stod(tok.substr(1, colon - 1));
-                const double den = std::stod(tok.substr(colon + 1));
-                if (den > 0) fmt_.fps = num / den;
-            }
+            if (colon == std::string::npos)
+                throw InputError(where + "frame rate '" + tok.substr(1) + "' is not N:D");
+            const double num = double(parse_number(tok.substr(1, colon - 1), 0, ~0u, where + "frame rate"));
+            const double den = double(parse_number(tok.substr(colon + 1), 0, ~0u, where + "frame rate"));
+            if (den > 0) fmt_.fps = num / den;
             break;
         }
         default: break;
         }
     }
-    if (w == 0 || h == 0) throw InputError("'" + path_ + "': Y4M header has no W/H");
+    if (w == 0 || h == 0) throw InputError(where + "has no W/H");
     fmt_.width = w;
     fmt_.height = h;
     // Colour space: 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, mono, 420p10, 444p12 ...
     unsigned chroma = 0, bpc = 8;
+    const std::string bad = where + "colour space C" + cs + " is not supported (420, 422, 444, mono, with pNN for more than 8 bits)";
     if (cs.rfind("mono", 0) == 0) {
         chroma = 400;
-        if (cs.size() > 4) bpc = unsigned(std::stoul(cs.substr(4)));
-    } else if (cs.size() >= 3) {
-        chroma = unsigned(std::stoul(cs.substr(0, 3)));
+        if (cs.size() > 4) bpc = unsigned(parse_number(cs.substr(4), 8, 16, bad));
+    } else if (cs.size() >= 3 && std::isdigit((unsigned char)cs[0])) {
+        chroma = unsigned(parse_number(cs.substr(0, 3), 0, 999, bad));
         const auto p = cs.find('p', 3);
         if (p != std::string::npos && p + 1 < cs.size() && std::isdigit((unsigned char)cs[p + 1]))
-            bpc = unsigned(std::stoul(cs.substr(p + 1)));
+            bpc = unsigned(parse_number(cs.substr(p + 1), 8, 16, bad));
     }
     if ((chroma != 420 && chroma != 422 && chroma != 444 && chroma != 400) || bpc < 8 || bpc > 16)
-        throw InputError("'" + path_ + "': unsupported Y4M colour space C" + cs);
+        throw InputError(bad);
     fmt_.chroma = chroma;
     fmt_.bpc = bpc;
 }

@@ -38,7 +38,23 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
     return out;
 }
 
+/// --precision: 1..17 digits, or "max" (-1).
+int parse_precision(const std::string& p) {
+    if (p == "max") return -1;
+    std::size_t used = 0;
+    int v = 0;
+    try {
+        v = std::stoi(p, &used);
+    } catch (...) {
+        used = 0;
+    }
+    if (used == 0 || used != p.size() || v < 1 || v > 17)
+        throw InputError("--precision must be 1..17 or max, not '" + p + "'");
+    return v;
+}
+
 int run(const Args& a) {
+    const int precision = parse_precision(a.precision);
     VideoFormat fmt;
     fmt.width = a.width;
     fmt.height = a.height;
@@ -123,13 +139,6 @@ int run(const Args& a) {
     if (!a.output.empty()) {
         const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                    : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
-        int precision = 6;
-        if (a.precision == "max") precision = -1;
-        else {
-            try { precision = std::stoi(a.precision); } catch (...) { precision = 0; }
-            if (precision < 1 || precision > 17)
-                return fail("--precision must be 1..17 or max, not '" + a.precision + "'");
-        }
         if (vmaf_cuda_write_log(vs, a.output.c_str(), lf, precision, fps) < 0)
             return fail(vmaf_cuda_error_message(vs));
     }

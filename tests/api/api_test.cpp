@@ -163,6 +163,12 @@ TEST_CASE("open errors name the problem", "[api]") {
     };
     SECTION("zero size") { s.width = 0; CHECK(open_err(VMAF_CUDA_EINVAL).find("size") != std::string::npos); }
     SECTION("tiny size") { s.height = 4; CHECK(open_err(VMAF_CUDA_EINVAL).find("too small") != std::string::npos); }
+    SECTION("16x16, below ADM's 17") {
+        s.width = s.height = 16;
+        s.n_threads = 2;
+        CHECK(open_err(VMAF_CUDA_EINVAL).find("at least 17x17") != std::string::npos);
+    }
+    SECTION("huge size") { s.width = 40000; CHECK(open_err(VMAF_CUDA_EINVAL).find("too large") != std::string::npos); }
     SECTION("bit depth") { s.bpc = 7; CHECK(open_err(VMAF_CUDA_EINVAL).find("bit depth") != std::string::npos); }
     SECTION("unknown model version") {
         s.models = "version=vmaf_v7";
@@ -236,4 +242,33 @@ TEST_CASE("backend=cuda without a usable CUDA device fails with ENODEV, naming C
     REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
     CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
     vmaf_cuda_close(vs);
+}
+
+TEST_CASE("smallest size with worker threads, and absurd thread counts, work", "[api]") {
+    const Frames f = make_frames(17, 17, 8, 3, 99);
+    for (unsigned threads : {0u, 2u, 100000u}) {
+        VmafCudaSettings s;
+        vmaf_cuda_default_settings(&s);
+        s.width = s.height = 17;
+        s.backend = VMAF_CUDA_BACKEND_CPU;
+        s.n_threads = threads;
+        VmafCudaSession* vs = nullptr;
+        char err[256];
+        INFO("threads " << threads);
+        REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+        VmafCudaFrameScores fs;
+        unsigned got = 0;
+        for (unsigned k = 0; k < 3; ++k) {
+            const auto r = pack(f.ref[k], 17, 17, 8, 17, 0);
+            const auto d = pack(f.dist[k], 17, 17, 8, 17, 0);
+            VmafCudaPicture rp{r.data(), 17, 0, VMAF_CUDA_MEMORY_HOST};
+            VmafCudaPicture dp{d.data(), 17, 0, VMAF_CUDA_MEMORY_HOST};
+            REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+            while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) ++got;
+        }
+        REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) ++got;
+        CHECK(got == 3);
+        vmaf_cuda_close(vs);
+    }
 }

@@ -365,6 +365,16 @@ def t_err_log_fmt(r):
     return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=yaml", "log_fmt 'yaml'")
 
 
+def t_err_log_path(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:log_path=%s"
+                      % r.tmp("no_such_dir/log.xml"), "cannot write the log file")
+
+
+def t_err_tiny(r):
+    return error_case(r, "[0:v]scale=16:16[d];[1:v]scale=16:16[f];[d][f]vmaf_cuda=backend=cpu",
+                      "too small")
+
+
 def t_err_no_device(r):
     if has_cuda_device():
         return None  # a device exists: backend=cuda is valid here
@@ -422,7 +432,8 @@ def t_gpu_err_depth(r):
 
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
              t_cpu_log_formats, t_cpu_subsample, t_err_size, t_err_depth, t_err_format,
-             t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_no_device]
+             t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_log_path,
+             t_err_tiny, t_err_no_device]
 GPU_TESTS = [t_gpu_bbb_nvdec, t_gpu_hevc10_nvdec, t_gpu_bbb_upload, t_gpu_hevc10_upload_p010,
              t_gpu_two_models, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
              t_gpu_err_depth]

@@ -173,6 +173,20 @@ TEST_CASE("CLI errors name the problem", "[golden][cli]") {
         CHECK(p.status != 0);
         CHECK(p.output.find("vmaf_v9") != std::string::npos);
     }
+    SECTION("bad Y4M header") {
+        const fs::path y = dir / "bad.y4m";
+        std::ofstream(y) << "YUV4MPEG2 Wabc H240 F25:1 C420\n";
+        const Proc p = run("-r '" + y.string() + "' -d '" + y.string() + "'");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("width 'abc'") != std::string::npos);
+    }
+    SECTION("bad --precision, before any frame is read") {
+        const Proc p = run(case_args(c) + " --precision 6abc -o '" + (dir / "x.json").string() + "'");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("--precision") != std::string::npos);
+    }
     SECTION("missing file") {
         const Proc p = run("-r nothere.yuv -d nothere.yuv -w 320 -h 240");
         INFO(p.output);
