@@ -19,4 +19,6 @@ cp -r "$shared"/. .carry/shared/golden/
 cp "$shared"/../media/*.yuv "$shared"/../media/*.mp4 .carry/shared/media/
 # Benchmark clips (1080p/4K) made beforehand where an encoder exists (an H200 has no NVENC).
 if [ -n "${BENCH_CLIPS:-}" ]; then mkdir -p .carry/bench && cp "$BENCH_CLIPS"/*.mp4 .carry/bench/; fi
+# The demo's sample (tools/demo.sh makes it with Debian's ffmpeg), for its NVDEC run.
+if [ -f "$builddir/sample/dist.mp4" ]; then mkdir -p .carry/sample && cp "$builddir"/sample/*.mp4 .carry/sample/; fi
 du -sh .carry

@@ -29,10 +29,18 @@ step check 240 "$B/check_test"
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
 step filter_gpu 300 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S"
+if [ -f .carry/sample/dist.mp4 ]; then
+  # tools/demo.sh's GPU command on its sample: NVDEC frames straight into vmaf_cuda.
+  step demo_gpu 120 "$B/ffmpeg" -nostdin -hide_banner -nostats \
+    -hwaccel cuda -hwaccel_output_format cuda -i .carry/sample/dist.mp4 \
+    -hwaccel cuda -hwaccel_output_format cuda -i .carry/sample/ref.mp4 \
+    -lavfi "[0:v][1:v]vmaf_cuda=log_fmt=json:log_path=$out/demo_vmaf.json" -f null -
+  grep -E "Parsed_vmaf_cuda|VMAF score" "$out/demo_gpu.log"
+fi
 [ "${SKIP_BENCH:-0}" = 1 ] || {
   step bench 300 "$B/vmaf-cuda-bench" --seconds 1.5
   cat "$out/bench.log"
-  step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench"
+  step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" --cases "${E2E_CASES:-bbb,1080p,4k}"
   cat "$out/e2e.log"
 }
 echo "=== summary"
