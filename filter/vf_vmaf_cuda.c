@@ -756,7 +756,9 @@ static av_cold void uninit(AVFilterContext *ctx)
         }
     }
 
-    if (!s->nb_sent)
+    /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when the
+     * input's hardware frames appear, has no session and says nothing) */
+    if (s->session && !s->nb_sent)
         av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no VMAF score\n",
                s->log_path ? " file" : "");
 
