@@ -41,8 +41,6 @@ public:
     const std::vector<std::string>& names() const { return names_; }
     const std::vector<Model>& models() const { return models_; }
 
-    std::string last_error;
-
 private:
     struct AdmSlot { std::string suffix; int col[7]; }; // adm2, aim, adm3, scale0..3
     struct VifSlot { std::string suffix; int col[4]; };

@@ -16,10 +16,14 @@ meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || rc=$?
 # Say why each skipped test was skipped (the gpu suite without a CUDA device).
 python3 - "$builddir/meson-logs/testlog.json" <<'PY'
 import json, sys
+n = {"OK": 0, "FAIL": 0, "SKIP": 0}
 for line in open(sys.argv[1]):
     t = json.loads(line)
-    if t.get("result") == "SKIP":
+    r = t.get("result")
+    n["OK" if r == "OK" else "SKIP" if r == "SKIP" else "FAIL"] += 1
+    if r == "SKIP":
         why = [l for l in (t.get("stdout") or "").splitlines() if l.startswith("SKIPPED")]
         print("SKIP %s: %s" % (t["name"], why[0] if why else "(no reason printed)"))
+print("%d passed, %d failed, %d skipped" % (n["OK"], n["FAIL"], n["SKIP"]))
 PY
 exit $rc

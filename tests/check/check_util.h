@@ -176,6 +176,25 @@ std::string run_guarded(Launch&& launch, cudaStream_t stream, Out& got) {
     return {};
 }
 
+/// Mean time of `enqueue(stream)` in microseconds over `iters` runs after `warm` runs,
+/// timed with CUDA events (for the hidden "[.bench]" tests).
+template <class Enqueue>
+double time_us(Enqueue&& enqueue, cudaStream_t stream, int warm, int iters) {
+    for (int i = 0; i < warm; ++i) enqueue(stream);
+    cudaEvent_t t0, t1;
+    VMAF_CUDA_CHECK(cudaEventCreate(&t0));
+    VMAF_CUDA_CHECK(cudaEventCreate(&t1));
+    VMAF_CUDA_CHECK(cudaEventRecord(t0, stream));
+    for (int i = 0; i < iters; ++i) enqueue(stream);
+    VMAF_CUDA_CHECK(cudaEventRecord(t1, stream));
+    VMAF_CUDA_CHECK(cudaEventSynchronize(t1));
+    float ms = 0;
+    VMAF_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    return 1000.0 * ms / iters;
+}
+
 /// The reference's view of a host plane.
 inline vmaf_cuda::ref::LumaView to_view(const HostPlane& p) {
     return vmaf_cuda::ref::LumaView{p.bytes.data(), std::ptrdiff_t(p.pitch), p.width, p.height, p.bpc};

@@ -143,20 +143,9 @@ TEST_CASE("vif: kernel time per frame", "[.bench][vif]") {
         vcu::VifKernel k(s[0], s[1], s[2], vref::VifOptions{});
         vcu::DeviceBuffer out(sizeof(vref::VifAccum));
         auto* d_out = out.get<vref::VifAccum>();
-        for (int i = 0; i < 20; ++i) k.enqueue(d_ref.view, d_dis.view, d_out, stream.s);
-        cudaEvent_t t0, t1;
-        VMAF_CUDA_CHECK(cudaEventCreate(&t0));
-        VMAF_CUDA_CHECK(cudaEventCreate(&t1));
-        constexpr int kIters = 200;
-        VMAF_CUDA_CHECK(cudaEventRecord(t0, stream.s));
-        for (int i = 0; i < kIters; ++i) k.enqueue(d_ref.view, d_dis.view, d_out, stream.s);
-        VMAF_CUDA_CHECK(cudaEventRecord(t1, stream.s));
-        VMAF_CUDA_CHECK(cudaEventSynchronize(t1));
-        float ms = 0;
-        VMAF_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
-        cudaEventDestroy(t0);
-        cudaEventDestroy(t1);
-        std::printf("vif %ux%u %u-bit: %.1f us/frame\n", s[0], s[1], s[2], 1000.0 * ms / kIters);
+        const double us = time_us(
+            [&](cudaStream_t st) { k.enqueue(d_ref.view, d_dis.view, d_out, st); }, stream.s, 20, 200);
+        std::printf("vif %ux%u %u-bit: %.1f us/frame\n", s[0], s[1], s[2], us);
     }
     SUCCEED();
 }
