@@ -94,10 +94,12 @@ struct Lane {
 
 class CudaBackend final : public Backend {
 public:
-    static constexpr unsigned kLanes = 2;
+    /// Lanes: frames computed at once, half the frames in flight (1..4).
+    static unsigned lane_count(unsigned frames_in_flight) {
+        return std::clamp(frames_in_flight / 2, 1u, 4u);
+    }
     /// Owned device planes (host input, high-bit layouts) per kind: frame i uses
-    /// i % kOwned; frame i - kOwned (and i - kOwned + 1's motion) must be done first.
-    static constexpr unsigned kOwned = kLanes + 2;
+    /// i % owned_; frame i - owned_ (and i - owned_ + 1's motion) must be done first.
 
     CudaBackend(const BackendConfig& c, const ExtractorPlan& p)
         : cfg_(c), plan_(p), layout_(p.adm.size(), p.vif.size()) {
@@ -112,7 +114,8 @@ public:
             stream_ = own_stream_;
         }
         VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-        const unsigned lanes = cfg_.frames_in_flight > 1 ? kLanes : 1;
+        const unsigned lanes = lane_count(cfg_.frames_in_flight);
+        owned_ = lanes + 2;
         lanes_.resize(lanes);
         for (Lane& l : lanes_) {
             for (auto& st : l.stream) VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -124,7 +127,7 @@ public:
             if (plan_.motion) l.motion = std::make_unique<cuda::MotionKernel>(c.width, c.height, c.bpc);
         }
 
-        ring_ = std::max(cfg_.frames_in_flight + 2, kOwned + 2);
+        ring_ = std::max(cfg_.frames_in_flight + 2, owned_ + 2);
         dev_acc_ = DeviceBuffer(layout_.bytes * ring_);
         host_acc_ = PinnedBuffer(layout_.bytes * ring_);
         events_.resize(ring_, nullptr);
@@ -132,8 +135,8 @@ public:
         bps_ = c.bpc > 8 ? 2 : 1;
         pitch_ = (std::size_t(c.width) * bps_ + 255) & ~std::size_t(255);
         // Allocated on first use: device pictures without a shift never need them.
-        own_ref_.resize(kOwned);
-        own_dist_.resize(kOwned);
+        own_ref_.resize(owned_);
+        own_dist_.resize(owned_);
     }
 
     ~CudaBackend() override {
@@ -178,15 +181,15 @@ public:
             // Inputs on the caller's stream (upload or shift into owned planes when needed).
             const bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift ||
                               (scored && (d.memory == VMAF_CUDA_MEMORY_HOST || d.shift));
-            if (owns && index >= kOwned) {
-                // The owned plane to be overwritten was last read by frame index - kOwned
-                // and, as the previous reference, by frame index - kOwned + 1's motion.
-                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - kOwned) % ring_], 0));
-                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - kOwned + 1) % ring_], 0));
+            if (owns && index >= owned_) {
+                // The owned plane to be overwritten was last read by frame index - owned_
+                // and, as the previous reference, by frame index - owned_ + 1's motion.
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_) % ring_], 0));
+                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_ + 1) % ring_], 0));
             }
-            const DeviceLuma ref = prepare(r, own_ref_[index % kOwned]);
+            const DeviceLuma ref = prepare(r, own_ref_[index % owned_]);
             DeviceLuma dist{};
-            if (scored) dist = prepare(d, own_dist_[index % kOwned]);
+            if (scored) dist = prepare(d, own_dist_[index % owned_]);
 
             auto* dbase = dev_acc_.get<unsigned char>() + slot * layout_.bytes;
             VMAF_CUDA_CHECK(cudaMemsetAsync(dbase, 0, layout_.bytes, stream_));
@@ -298,6 +301,7 @@ private:
     PinnedBuffer host_acc_;
     std::vector<cudaEvent_t> events_;
     std::size_t bps_ = 1, pitch_ = 0;
+    unsigned owned_ = 0;
     std::vector<DeviceBuffer> own_ref_, own_dist_;
     DeviceLuma prev_ref_{};
     std::deque<Pending> queue_;

@@ -104,7 +104,8 @@ typedef struct VmafCudaSettings {
     int cuda_device;         /**< CUDA device ordinal when no context is given (default 0) */
     void *cuda_context;      /**< CUcontext to work in (e.g. FFmpeg's); NULL: primary context of cuda_device */
     void *cuda_stream;       /**< CUstream to enqueue on (e.g. FFmpeg's); NULL: the session's own */
-    unsigned frames_in_flight; /**< GPU frames computed ahead of readback, 1..16 (default 4) */
+    unsigned frames_in_flight; /**< frames computed ahead of readback, 1..16 (default 4); the CUDA
+                                backend computes half of them at once (at most 4) */
     const char *model_search_dir; /**< NULL: built-in models only; else also look for version=NAME as DIR/NAME.json */
 } VmafCudaSettings;
 

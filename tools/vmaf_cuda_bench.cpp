@@ -147,8 +147,8 @@ int main(int argc, char** argv) {
     double seconds = 2.0;
     unsigned cpu_frames = 6, in_flight = 4;
     bool no_cpu = false;
-    app.add_option("--sizes", sizes, "WxH list");
-    app.add_option("--bpc", depths, "Bit depths");
+    app.add_option("--sizes", sizes, "WxH list")->delimiter(',');
+    app.add_option("--bpc", depths, "Bit depths")->delimiter(',');
     app.add_option("--seconds", seconds, "Approximate GPU time per configuration");
     app.add_option("--cpu-frames", cpu_frames, "Frames for the CPU reference measurement");
     app.add_option("--in-flight", in_flight, "frames_in_flight of the session (1..16)");

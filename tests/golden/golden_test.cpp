@@ -39,6 +39,7 @@ RunResult run_case(const GoldenCase& c, const std::string& models, const std::st
     s.backend = test_backend();
     s.models = models.empty() ? nullptr : models.c_str();
     s.n_subsample = n_subsample;
+    if (const char* f = std::getenv("VMAF_CUDA_TEST_IN_FLIGHT")) s.frames_in_flight = unsigned(std::atoi(f));
     VmafCudaSession* vs = nullptr;
     char err[512];
     const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
