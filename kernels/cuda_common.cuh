@@ -88,6 +88,24 @@ private:
     std::size_t bytes_ = 0;
 };
 
+/// Checks a pair of planes given to a kernel made for w x h at `bpc`: same size and bpc,
+/// non-null data and output, pitch of at least one row and below 2^31 bytes (the kernels
+/// index rows with 32-bit offsets). Throws CudaError (cudaErrorInvalidValue) naming
+/// `who` and the problem.
+inline void require_plane_pair(const DeviceLuma& a, const DeviceLuma& b, const void* out,
+                               unsigned w, unsigned h, unsigned bpc, const char* who) {
+    auto fail = [&](const char* what) {
+        throw CudaError(cudaErrorInvalidValue, std::string(who) + ": " + what);
+    };
+    if (a.width != w || a.height != h || b.width != w || b.height != h || a.bpc != bpc ||
+        b.bpc != bpc)
+        fail("planes do not match the size/bpc given at construction");
+    if (!a.data || !b.data || !out) fail("null pointer");
+    const std::size_t row = std::size_t(w) * (bpc > 8 ? 2 : 1);
+    if (a.pitch < row || b.pitch < row || a.pitch > 0x7fffffff || b.pitch > 0x7fffffff)
+        fail("pitch smaller than a row or above 2^31 - 1 bytes");
+}
+
 #ifdef __CUDACC__
 /// Index x of a row of n samples mirrored without repeating the edge (x[-k] = x[k],
 /// x[n-1+k] = x[n-1-k]), in periodic form so that indices far outside (halo columns of a

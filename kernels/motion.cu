@@ -135,14 +135,7 @@ MotionKernel::MotionKernel(unsigned w, unsigned h, unsigned bpc) : w_(w), h_(h),
 
 void MotionKernel::enqueue(const DeviceLuma& prev_ref, const DeviceLuma& cur_ref,
                            std::uint64_t* d_out, cudaStream_t stream) {
-    if (prev_ref.width != w_ || prev_ref.height != h_ || cur_ref.width != w_ ||
-        cur_ref.height != h_ || prev_ref.bpc != bpc_ || cur_ref.bpc != bpc_)
-        invalid("planes do not match the size/bpc given at construction");
-    if (!prev_ref.data || !cur_ref.data || !d_out) invalid("null pointer");
-    const std::size_t bps = bpc_ > 8 ? 2 : 1;
-    if (prev_ref.pitch < w_ * bps || cur_ref.pitch < w_ * bps || prev_ref.pitch > 0x7fffffff ||
-        cur_ref.pitch > 0x7fffffff)
-        invalid("pitch smaller than a row or above 2^31 - 1 bytes");
+    require_plane_pair(prev_ref, cur_ref, d_out, w_, h_, bpc_, "MotionKernel");
     VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(std::uint64_t), stream));
     MotionParams p{};
     p.prev = static_cast<const unsigned char*>(prev_ref.data);

@@ -496,14 +496,7 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
 
 void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAccum* d_out,
                         cudaStream_t stream) {
-    if (ref.width != w_ || ref.height != h_ || dis.width != w_ || dis.height != h_ ||
-        ref.bpc != bpc_ || dis.bpc != bpc_)
-        invalid("planes do not match the size/bpc given at construction");
-    if (!ref.data || !dis.data || !d_out) invalid("null pointer");
-    const std::size_t bps = bpc_ > 8 ? 2 : 1;
-    if (ref.pitch < w_ * bps || dis.pitch < w_ * bps || ref.pitch > 0x7fffffff ||
-        dis.pitch > 0x7fffffff)
-        invalid("pitch smaller than a row or above 2^31 - 1 bytes");
+    require_plane_pair(ref, dis, d_out, w_, h_, bpc_, "VifKernel");
     VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(ref::VifAccum), stream));
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;

@@ -7,6 +7,7 @@
 #include "cuda_common.cuh"
 #include "plane.h"
 
+#include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,7 +16,9 @@
 #include <cstring>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <vector>
 #include <vector>
 
 namespace vmaf_cuda_test {
@@ -193,6 +196,33 @@ double time_us(Enqueue&& enqueue, cudaStream_t stream, int warm, int iters) {
     cudaEventDestroy(t0);
     cudaEventDestroy(t1);
     return 1000.0 * ms / iters;
+}
+
+/// Runs `run(combo, seed)` (returns an error text, empty when the kernel agrees with the
+/// reference) for every combination, each with its own seed derived from the base seed
+/// (VMAF_CHECK_SEED) and `seed_offset + index`. Reports up to 8 failures with the base
+/// seed, the combination's index and seed and `describe(combo)`, then the total.
+template <class Combo, class Run, class Describe>
+void run_combos(const std::vector<Combo>& all, std::uint64_t seed_offset, Run&& run,
+                Describe&& describe) {
+    const std::uint64_t base = check_seed();
+    int failures = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const std::uint64_t seed = combo_seed(base, seed_offset + i);
+        std::string err;
+        try {
+            err = run(all[i], seed);
+        } catch (const std::exception& e) {
+            err = std::string("exception: ") + e.what();
+        }
+        if (err.empty()) continue;
+        ++failures;
+        if (failures <= 8)
+            FAIL_CHECK("VMAF_CHECK_SEED=" << hex(base) << " combo #" << i << " (seed " << hex(seed)
+                                          << ") " << describe(all[i]) << ": " << err);
+    }
+    INFO("combinations: " << all.size() << ", failed: " << failures);
+    CHECK(failures == 0);
 }
 
 /// The reference's view of a host plane.

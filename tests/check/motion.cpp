@@ -80,28 +80,10 @@ std::vector<Combo> combos() {
 
 TEST_CASE("motion: kernel SAD equals the reference on random planes", "[motion][gpu]") {
     if (!vmaf_cuda_test::require_gpu_or_skip()) return;
-    const std::uint64_t base = check_seed();
-    const std::vector<Combo> all = combos();
     Stream stream;
-    int failures = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        const Combo& c = all[i];
-        const std::uint64_t seed = combo_seed(base, 1000 + i);
-        std::string err;
-        try {
-            err = run_combo(c, seed, stream.s);
-        } catch (const std::exception& e) {
-            err = std::string("exception: ") + e.what();
-        }
-        if (err.empty()) continue;
-        ++failures;
-        if (failures <= 8)
-            FAIL_CHECK("VMAF_CHECK_SEED=" << hex(base) << " combo #" << i << " (seed " << hex(seed)
-                                          << ") " << describe(c.w, c.h, c.bpc, c.fill) << ": "
-                                          << err);
-    }
-    INFO("combinations: " << all.size() << ", failed: " << failures);
-    CHECK(failures == 0);
+    run_combos(
+        combos(), 1000, [&](const Combo& c, std::uint64_t seed) { return run_combo(c, seed, stream.s); },
+        [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill); });
 }
 
 TEST_CASE("motion: kernel time per frame", "[.bench][motion]") {

@@ -107,28 +107,10 @@ std::vector<Combo> combos() {
 
 TEST_CASE("vif: kernel sums equal the reference on random planes", "[vif][gpu]") {
     if (!vmaf_cuda_test::require_gpu_or_skip()) return;
-    const std::uint64_t base = check_seed();
-    const std::vector<Combo> all = combos();
     Stream stream;
-    int failures = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        const Combo& c = all[i];
-        const std::uint64_t seed = combo_seed(base, i);
-        std::string err;
-        try {
-            err = run_combo(c, seed, stream.s, c.w * c.h <= 321 * 241);
-        } catch (const std::exception& e) {
-            err = std::string("exception: ") + e.what();
-        }
-        if (err.empty()) continue;
-        ++failures;
-        if (failures <= 8)
-            FAIL_CHECK("VMAF_CHECK_SEED=" << hex(base) << " combo #" << i << " (seed " << hex(seed)
-                                          << ") " << describe(c.w, c.h, c.bpc, c.fill)
-                                          << " egl=" << c.egl << ": " << err);
-    }
-    INFO("combinations: " << all.size() << ", failed: " << failures);
-    CHECK(failures == 0);
+    run_combos(
+        combos(), 0, [&](const Combo& c, std::uint64_t seed) { return run_combo(c, seed, stream.s, c.w * c.h <= 321 * 241); },
+        [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill) + " egl=" + std::to_string(c.egl); });
 }
 
 TEST_CASE("vif: kernel time per frame", "[.bench][vif]") {
