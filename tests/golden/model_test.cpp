@@ -125,7 +125,7 @@ std::string message_of(F&& f) {
 TEST_CASE("vmaf_v0.6.1 reproduces libvmaf's vmaf for every golden frame", "[model][golden]") {
     const Model m = load_model_file(model_dir() + "/vmaf_v0.6.1.json", {});
     std::size_t rows = 0, exact = 0, files = 0;
-    for (const auto& e : fs::directory_iterator(vmaf_cuda_test::golden_dir())) {
+    for (const auto& e : fs::directory_iterator(vmaf_cuda_test::require_golden_dir())) {
         if (e.path().extension() != ".csv") continue;
         exact += check_rows(m, e.path().string(), rows);
         ++files;
@@ -137,7 +137,7 @@ TEST_CASE("vmaf_v0.6.1 reproduces libvmaf's vmaf for every golden frame", "[mode
 
 TEST_CASE("other models reproduce libvmaf (NEG, 4K, enable_transform)", "[model][golden]") {
     std::size_t rows = 0, exact = 0, files = 0;
-    for (const auto& e : fs::directory_iterator(vmaf_cuda_test::golden_dir() + "/models")) {
+    for (const auto& e : fs::directory_iterator(vmaf_cuda_test::require_golden_dir() + "/models")) {
         if (e.path().extension() != ".csv") continue;
         // <case>.<model>.csv
         const std::string stem = e.path().stem().string();
@@ -157,14 +157,31 @@ TEST_CASE("other models reproduce libvmaf (NEG, 4K, enable_transform)", "[model]
 }
 
 TEST_CASE("built-in models equal the model files", "[model]") {
+    // Every model whose features exist is built in (the others need CAMBI, SpEED or the
+    // float extractors).
     const auto versions = builtin_model_versions();
-    REQUIRE(std::find(versions.begin(), versions.end(), "vmaf_v0.6.1") != versions.end());
-    for (const std::string v : {"vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1"}) {
+    CHECK(versions == std::vector<std::string>{"vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
+                                               "vmaf_v0.6.1", "vmaf_v0.6.1neg"});
+    for (const std::string& v : versions) {
         const auto text = builtin_model_json(v);
         REQUIRE(text);
         CHECK(*text == read_text(model_dir() + "/" + v + ".json"));
     }
     CHECK_FALSE(builtin_model_json("vmaf_v9"));
+}
+
+TEST_CASE("the repository's models/ are libvmaf v3.2.0's model files, unchanged", "[model]") {
+    // ../shared/models holds the files libvmaf v3.2.0 builds in, with their LICENSE.
+    const std::string shared = vmaf_cuda_test::require_golden_dir() + "/../models";
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(shared)) {
+        const std::string name = e.path().filename().string();
+        if (name != "LICENSE" && e.path().extension() != ".json") continue;
+        INFO(name);
+        CHECK(read_text(model_dir() + "/" + name) == read_text(e.path().string()));
+        ++n;
+    }
+    CHECK(n == 18);
 }
 
 // ---- model contents ----------------------------------------------------------------
