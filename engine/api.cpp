@@ -60,6 +60,7 @@ void vmaf_cuda_default_settings(VmafCudaSettings* s) {
     s->backend = VMAF_CUDA_BACKEND_AUTO;
     s->n_subsample = 1;
     s->frames_in_flight = 4;
+    s->cuda_device = -1;
 }
 
 int vmaf_cuda_open(VmafCudaSession** out, const VmafCudaSettings* s, char* err, size_t err_size) {
@@ -109,6 +110,10 @@ const char* vmaf_cuda_model_name(const VmafCudaSession* vs, unsigned i) {
 
 const char* vmaf_cuda_backend_name(const VmafCudaSession* vs) {
     return vs && vs->impl ? vs->impl->backend_name() : "";
+}
+
+const char* vmaf_cuda_open_warning(const VmafCudaSession* vs) {
+    return vs && vs->impl ? vs->impl->warning().c_str() : "";
 }
 
 int vmaf_cuda_send(VmafCudaSession* vs, const VmafCudaPicture* ref, const VmafCudaPicture* dist) {
@@ -189,6 +194,10 @@ const char* vmaf_cuda_strerror(int status) {
 
 const char* vmaf_cuda_version(void) {
     return VMAF_CUDA_VERSION_STRING " (libvmaf v3.2.0 compatible)";
+}
+
+const char* vmaf_cuda_cuda_archs(void) {
+    return VMAF_CUDA_ARCHS;
 }
 
 } // extern "C"

@@ -40,7 +40,7 @@ struct BackendConfig {
     unsigned n_subsample = 1;
     unsigned n_threads = 0;
     unsigned frames_in_flight = 4;
-    int cuda_device = 0;
+    int cuda_device = -1;         ///< -1: not named (device 0, or the context's device)
     void* cuda_context = nullptr;
     void* cuda_stream = nullptr;
 };
@@ -63,10 +63,23 @@ public:
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const ExtractorPlan&);
 #ifdef VMAF_CUDA_HAVE_CUDA
-/// Throws engine::Error with VMAF_CUDA_ENODEV when no CUDA device/driver is usable.
+/// Runs on the device that check_cuda_device() found usable. Throws engine::Error
+/// (ENOMEM, ECUDA).
 std::unique_ptr<Backend> make_cuda_backend(const BackendConfig&, const ExtractorPlan&);
-/// True when a CUDA driver and at least one device are present.
-bool cuda_device_available(std::string* why);
+
+/// Whether the CUDA backend can run with these settings.
+struct CudaDeviceCheck {
+    enum class Result {
+        ok,          ///< the device can run this build's kernels
+        no_device,   ///< no driver or no device at all
+        cannot_run,  ///< a device, but this build has no machine code or PTX it can load
+    } result = Result::no_device;
+    std::string message; ///< why not, naming the device, its compute capability, the archs built in
+};
+/// Finds the device (the context's, else cuda_device, -1 meaning 0) and checks that the
+/// kernels load on it. Throws engine::Error: ENODEV when cuda_device names a device
+/// that does not exist, EINVAL when it names another device than the given context's.
+CudaDeviceCheck check_cuda_device(const BackendConfig&);
 #endif
 
 } // namespace vmaf_cuda::engine

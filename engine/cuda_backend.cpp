@@ -104,7 +104,7 @@ public:
     CudaBackend(const BackendConfig& c, const ExtractorPlan& p)
         : cfg_(c), plan_(p), layout_(p.adm.size(), p.vif.size()) {
         ContextScope scope(api_, cfg_.cuda_context);
-        if (!cfg_.cuda_context) VMAF_CUDA_CHECK(cudaSetDevice(cfg_.cuda_device));
+        if (!cfg_.cuda_context) VMAF_CUDA_CHECK(cudaSetDevice(cfg_.cuda_device < 0 ? 0 : cfg_.cuda_device));
         if (cfg_.cuda_stream) {
             stream_ = static_cast<cudaStream_t>(cfg_.cuda_stream);
         } else {
@@ -309,21 +309,88 @@ private:
 
 } // namespace
 
-bool cuda_device_available(std::string* why) {
+namespace {
+
+/// "device 0 (NVIDIA H200, compute capability 9.0)"
+std::string describe_device(int dev) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return "device " + std::to_string(dev);
+    }
+    return "device " + std::to_string(dev) + " (" + p.name + ", compute capability " +
+           std::to_string(p.major) + "." + std::to_string(p.minor) + ")";
+}
+
+} // namespace
+
+namespace {
+
+CudaDeviceCheck check_device(const BackendConfig& c) {
+    using R = CudaDeviceCheck::Result;
+    CudaDeviceCheck out;
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        if (why) *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-        cudaGetLastError(); // clear the sticky-free error so later calls start clean
-        return false;
+        out.message = e != cudaSuccess ? std::string("no usable CUDA driver or device (") +
+                                             cudaGetErrorString(e) + ")"
+                                       : "no CUDA device";
+        cudaGetLastError();
+        if (c.cuda_context)
+            throw Error(VMAF_CUDA_ENODEV, "a CUDA context was given, but " + out.message);
+        return out;
     }
-    return true;
+    DriverApi api;
+    ContextScope scope(api, c.cuda_context);
+    int dev = c.cuda_device < 0 ? 0 : c.cuda_device;
+    if (c.cuda_context) {
+        VMAF_CUDA_CHECK(cudaGetDevice(&dev));
+        if (c.cuda_device >= 0 && c.cuda_device != dev)
+            throw Error(VMAF_CUDA_EINVAL,
+                        "cuda_device=" + std::to_string(c.cuda_device) +
+                            " names another device than the CUDA frames' (" + describe_device(dev) +
+                            "): leave cuda_device unset with CUDA frames (they are scored where "
+                            "they are), or decode on device " +
+                            std::to_string(c.cuda_device) + " (-hwaccel_device " +
+                            std::to_string(c.cuda_device) + ")");
+    } else {
+        if (dev >= n) {
+            std::string list;
+            for (int i = 0; i < n; ++i) list += (i ? ", " : "") + describe_device(i);
+            throw Error(VMAF_CUDA_ENODEV, "cuda_device=" + std::to_string(dev) +
+                                              ": no such CUDA device (this machine has " +
+                                              std::to_string(n) + ": " + list + ")");
+        }
+        VMAF_CUDA_CHECK(cudaSetDevice(dev));
+    }
+    const cudaError_t img = cuda::kernel_image_status();
+    if (img != cudaSuccess) {
+        cudaDeviceProp p{};
+        const bool props = cudaGetDeviceProperties(&p, dev) == cudaSuccess;
+        cudaGetLastError();
+        out.result = R::cannot_run;
+        out.message = "CUDA " + describe_device(dev) + " cannot run this build's kernels, built for " +
+                      std::string(VMAF_CUDA_ARCHS) + " (" + cudaGetErrorString(img) +
+                      "); rebuild with -Dgpu_arch=" +
+                      (props ? std::to_string(p.major * 10 + p.minor) : std::string("NN")) +
+                      " or the default arch list";
+        return out;
+    }
+    out.result = R::ok;
+    return out;
+}
+
+} // namespace
+
+CudaDeviceCheck check_cuda_device(const BackendConfig& c) {
+    try {
+        return check_device(c);
+    } catch (const CudaError& e) {
+        throw Error(VMAF_CUDA_ECUDA, e.what());
+    }
 }
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendConfig& c, const ExtractorPlan& p) {
-    std::string why;
-    if (!c.cuda_context && !cuda_device_available(&why))
-        throw Error(VMAF_CUDA_ENODEV, "backend=cuda asked, but no CUDA device is usable: " + why);
     try {
         return std::make_unique<CudaBackend>(c, p);
     } catch (const CudaError& e) {

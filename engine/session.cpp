@@ -134,12 +134,21 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     bc.cuda_context = s.cuda_context;
     bc.cuda_stream = s.cuda_stream;
 #ifdef VMAF_CUDA_HAVE_CUDA
-    if (s.backend == VMAF_CUDA_BACKEND_CUDA) {
-        backend_ = make_cuda_backend(bc, plan_);
-    } else if (s.backend == VMAF_CUDA_BACKEND_AUTO && cuda_device_available(nullptr)) {
-        backend_ = make_cuda_backend(bc, plan_);
-    } else {
+    if (s.backend == VMAF_CUDA_BACKEND_CPU) {
         backend_ = make_cpu_backend(bc, plan_);
+    } else {
+        const CudaDeviceCheck chk = check_cuda_device(bc);
+        if (chk.result == CudaDeviceCheck::Result::ok) {
+            backend_ = make_cuda_backend(bc, plan_);
+        } else if (s.backend == VMAF_CUDA_BACKEND_CUDA) {
+            throw Error(VMAF_CUDA_ENODEV, "backend=cuda: " + chk.message);
+        } else {
+            // auto: the CPU backend gives the same numbers; say why once when a device
+            // is there but cannot run the kernels (no device at all is the plain case).
+            if (chk.result == CudaDeviceCheck::Result::cannot_run)
+                warning_ = "backend=auto: " + chk.message + "; scoring on the CPU backend instead";
+            backend_ = make_cpu_backend(bc, plan_);
+        }
     }
 #else
     if (s.backend == VMAF_CUDA_BACKEND_CUDA)

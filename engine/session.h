@@ -38,6 +38,8 @@ public:
     void write_log(const std::string& path, int fmt, int precision, double fps) const;
 
     const char* backend_name() const { return backend_->name(); }
+    /// A warning raised at open (backend=auto fell back to the CPU), or "".
+    const std::string& warning() const { return warning_; }
     const std::vector<std::string>& names() const { return names_; }
     const std::vector<Model>& models() const { return models_; }
 
@@ -59,6 +61,7 @@ private:
     std::vector<ModelSlot> model_slots_;
     int col_sad_ = -1, col_motion2_ = -1, col_motion3_ = -1;
     std::vector<std::string> names_;
+    std::string warning_;
     std::vector<const char*> name_ptrs_;
     std::unique_ptr<Backend> backend_;
 

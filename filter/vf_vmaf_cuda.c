@@ -131,8 +131,9 @@ static const AVOption vmaf_cuda_options[] = {
           { .i64 = VMAF_CUDA_BACKEND_CUDA }, 0, 0, FLAGS, .unit = "backend" },
         { "cpu", "CPU reference", 0, AV_OPT_TYPE_CONST,
           { .i64 = VMAF_CUDA_BACKEND_CPU }, 0, 0, FLAGS, .unit = "backend" },
-    { "cuda_device", "CUDA device ordinal for software frames (CUDA frames use their own device)",
-      OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { "cuda_device", "CUDA device ordinal for software frames (-1: device 0); CUDA frames are "
+      "scored on their own device, and naming another one is an error",
+      OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, INT_MAX, FLAGS },
     { NULL }
 };
 
@@ -465,10 +466,14 @@ static int open_session(AVFilterContext *ctx)
         s->session = NULL;
         return status_to_averror(ret);
     }
-    av_log(ctx, AV_LOG_INFO, "libvmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s\n",
+    if (*vmaf_cuda_open_warning(s->session))
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
+    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s; "
+           "CUDA kernels: %s\n",
            vmaf_cuda_version(), vmaf_cuda_backend_name(s->session),
            s->hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
-           s->shift ? " (high bits)" : "");
+           s->shift ? " (high bits)" : "",
+           *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
     return 0;
 }
 

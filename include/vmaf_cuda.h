@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 1
+#define VMAF_CUDA_API_VERSION 2
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -42,7 +42,8 @@ enum VmafCudaStatus {
     VMAF_CUDA_EOF = -2,          /**< receive: flushed and every frame has been returned */
     VMAF_CUDA_EINVAL = -3,       /**< invalid argument or setting (message names it) */
     VMAF_CUDA_ENOMEM = -4,       /**< host or device allocation failed */
-    VMAF_CUDA_ENODEV = -5,       /**< no usable CUDA device or driver (backend=cuda, or device picture) */
+    VMAF_CUDA_ENODEV = -5,       /**< no usable CUDA device or driver, no such cuda_device, or a device
+                                      this build has no kernels for (backend=cuda, or device picture) */
     VMAF_CUDA_ECUDA = -6,        /**< a CUDA call failed (message names the call) */
     VMAF_CUDA_EMODEL = -7,       /**< model unreadable, unknown version, or malformed JSON */
     VMAF_CUDA_EIO = -8,          /**< file could not be written */
@@ -52,7 +53,8 @@ enum VmafCudaStatus {
 
 /** Where the features are computed. */
 enum VmafCudaBackend {
-    VMAF_CUDA_BACKEND_AUTO = 0,  /**< CUDA when a device is usable, else CPU */
+    VMAF_CUDA_BACKEND_AUTO = 0,  /**< CUDA when a device can run the kernels, else CPU (see
+                                      vmaf_cuda_open_warning()) */
     VMAF_CUDA_BACKEND_CUDA = 1,  /**< CUDA; open fails with VMAF_CUDA_ENODEV without a device */
     VMAF_CUDA_BACKEND_CPU = 2,   /**< CPU reference (libvmaf scalar C arithmetic) */
 };
@@ -90,7 +92,7 @@ typedef struct VmafCudaSettings {
     enum VmafCudaBackend backend; /**< default AUTO */
     /** Models, libvmaf filter syntax: entries separated by '|', each a ':'-separated
      *  list of key=value: `version=NAME` (built-in: vmaf_v0.6.1, vmaf_v0.6.1neg,
-     *  vmaf_4k_v0.6.1) or `path=FILE.json`, optional `name=OUT` (score key),
+     *  vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg) or `path=FILE.json`, optional `name=OUT` (score key),
      *  `enable_transform=true|false`, `disable_clip=true|false`.
      *  NULL or "" means "version=vmaf_v0.6.1". Score key defaults to "vmaf" for the
      *  first model and to the version / file stem for the others. */
@@ -101,7 +103,10 @@ typedef struct VmafCudaSettings {
     const char *features;
     unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */
     unsigned n_threads;      /**< CPU backend worker threads (0 = one) */
-    int cuda_device;         /**< CUDA device ordinal when no context is given (default 0) */
+    /** CUDA device ordinal, 0.. (default -1: not named, which means device 0, or the
+     *  device of cuda_context). Open fails with ENODEV when it names no device, and with
+     *  EINVAL when a cuda_context on another device is given too. Ignored by backend=cpu. */
+    int cuda_device;
     void *cuda_context;      /**< CUcontext to work in (e.g. FFmpeg's); NULL: primary context of cuda_device */
     void *cuda_stream;       /**< CUstream to enqueue on (e.g. FFmpeg's); NULL: the session's own */
     unsigned frames_in_flight; /**< frames computed ahead of readback, 1..16 (default 4); the CUDA
@@ -163,6 +168,15 @@ const char *vmaf_cuda_model_name(const VmafCudaSession *vs, unsigned i);
 const char *vmaf_cuda_backend_name(const VmafCudaSession *vs);
 
 /**
+ * A warning raised by vmaf_cuda_open() that the caller should show once, or "" if none.
+ * Today: backend=auto found a CUDA device that cannot run this build's kernels (no
+ * machine code for its compute capability and no PTX it can JIT) and fell back to the
+ * CPU backend; the text names the device, its compute capability and the archs built in
+ * (those of vmaf_cuda_cuda_archs()). The same facts make backend=cuda fail with ENODEV.
+ */
+const char *vmaf_cuda_open_warning(const VmafCudaSession *vs);
+
+/**
  * Sends the next frame pair (reference, distorted), frame index = number of pairs sent
  * before. Work is enqueued; no host synchronisation on the CUDA backend.
  * Errors: EINVAL (NULL plane, pitch too small, shift too large), ENODEV (device
@@ -204,6 +218,11 @@ const char *vmaf_cuda_strerror(int status);
 
 /** Version string of the library, e.g. "0.1.0 (libvmaf v3.2.0 compatible)". */
 const char *vmaf_cuda_version(void);
+
+/** The GPU code built in, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 + PTX
+ *  compute_120" (machine code per SM architecture; PTX is compiled by the driver on newer
+ *  GPUs); "" when the library was built without its CUDA backend. */
+const char *vmaf_cuda_cuda_archs(void);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,13 @@ __global__ void shift_kernel(const unsigned char* src, std::size_t src_pitch, un
 
 } // namespace
 
+cudaError_t kernel_image_status() {
+    cudaFuncAttributes a{};
+    const cudaError_t e = cudaFuncGetAttributes(&a, shift_kernel<unsigned char>);
+    if (e != cudaSuccess) cudaGetLastError(); // not sticky: leave no error behind
+    return e;
+}
+
 void shift_luma(const DeviceLuma& src, unsigned shift, void* dst, std::size_t dst_pitch,
                 cudaStream_t stream) {
     const dim3 block(64, 4);

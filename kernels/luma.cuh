@@ -14,4 +14,11 @@ namespace vmaf_cuda::cuda {
 void shift_luma(const DeviceLuma& src, unsigned shift, void* dst, std::size_t dst_pitch,
                 cudaStream_t stream);
 
+/// Whether the current device can load this build's kernels: cudaSuccess when the
+/// fatbinary holds machine code for its arch (or a compatible one) or PTX its driver can
+/// JIT; else the loader's error (cudaErrorNoKernelImageForDevice,
+/// cudaErrorUnsupportedPtxVersion, ...). Every kernels/*.cu is built with the same
+/// -gencode list, so one kernel answers for all. Leaves no pending error behind.
+cudaError_t kernel_image_status();
+
 } // namespace vmaf_cuda::cuda

@@ -3,6 +3,8 @@
 # packages into .carry/ (ignored by git): the test and tool binaries, the static
 # ffmpeg, and ../shared's golden files and clips. Run tools/device-gpu-suite.sh there.
 # BENCH_CLIPS=DIR adds DIR/bbb_{ref,dis}_{1080p,4k}_hevc.mp4 for tests/filter/bench.py.
+# ARCH_CHECK_BUILD=DIR ARCH_CHECK_FFMPEG=FILE add a build for another GPU (e.g. meson
+# -Dgpu_arch=80 -Dgpu_ptx=false) and its ffmpeg as .carry/sm80/ for tools/device-arch-check.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir=${BUILDDIR:-build}
@@ -21,4 +23,9 @@ cp "$shared"/../media/*.yuv "$shared"/../media/*.mp4 .carry/shared/media/
 if [ -n "${BENCH_CLIPS:-}" ]; then mkdir -p .carry/bench && cp "$BENCH_CLIPS"/*.mp4 .carry/bench/; fi
 # The demo's sample (tools/demo.sh makes it with Debian's ffmpeg), for its NVDEC run.
 if [ -f "$builddir/sample/dist.mp4" ]; then mkdir -p .carry/sample && cp "$builddir"/sample/*.mp4 .carry/sample/; fi
+if [ -n "${ARCH_CHECK_BUILD:-}" ]; then
+  mkdir -p .carry/sm80
+  cp "$ARCH_CHECK_BUILD/tools/vmaf-cuda" "$ARCH_CHECK_FFMPEG" .carry/sm80/
+  strip .carry/sm80/* 2>/dev/null || true
+fi
 du -sh .carry

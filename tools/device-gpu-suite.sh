@@ -37,6 +37,32 @@ if [ -f .carry/sample/dist.mp4 ]; then
     -lavfi "[0:v][1:v]vmaf_cuda=log_fmt=json:log_path=$out/demo_vmaf.json" -f null -
   grep -E "Parsed_vmaf_cuda|VMAF score" "$out/demo_gpu.log"
 fi
+# What the kernels hold: machine code per arch and PTX (cuobjdump of the CLI's fatbinary).
+if command -v cuobjdump >/dev/null; then
+  echo "=== cuobjdump $B/vmaf-cuda"
+  cuobjdump --list-elf --list-ptx "$B/vmaf-cuda" | grep -o -E 'sm_[0-9]+|compute_[0-9]+' | sort | uniq -c
+fi
+# An explicit --cuda-device that does not exist: a clear error.
+echo "=== cuda_device"
+e=$("$B/vmaf-cuda" -r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv" \
+    -w 576 -h 324 -p 420 -b 8 --backend cuda --cuda-device 7 2>&1)
+r=$?
+echo "$e" | tee "$out/cuda_device.log" | tail -n 2
+[ $r = 1 ] && echo "$e" | grep -q "cuda_device=7: no such CUDA device"
+rc[cuda_device]=$?
+[ -d .carry/sm80 ] && step arch_check 180 bash tools/device-arch-check.sh
+# compute-sanitizer (SANITIZE=1): memcheck and racecheck over every kernel, through the
+# CLI on the CUDA backend (8-bit and 10-bit cases).
+if [ "${SANITIZE:-0}" = 1 ]; then
+  for tool in memcheck racecheck; do
+    for c in "src01_hrc00_576x324_3f_8bit src01_hrc01_576x324_3f_8bit 576 324 8" \
+             "sparks_ref_480x270_5f_10bit sparks_dis_480x270_5f_10bit 480 270 10"; do
+      set -- $c
+      step "sanitize_${tool}_$5bit" 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$B/vmaf-cuda" -r "$S/media/$1.yuv" -d "$S/media/$2.yuv" -w "$3" -h "$4" -p 420 -b "$5" --backend cuda
+    done
+  done
+fi
 [ "${SKIP_BENCH:-0}" = 1 ] || {
   step bench 300 "$B/vmaf-cuda-bench" --seconds 1.5
   cat "$out/bench.log"

@@ -23,6 +23,7 @@ struct Args {
     std::string ref, dist, output, backend = "auto", precision = "6";
     unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
     long frame_cnt = -1;
+    int cuda_device = -1;
     std::vector<std::string> models, features;
     bool xml = false, json = false, csv = false, sub = false, quiet = false;
 };
@@ -94,11 +95,14 @@ int run(const Args& a) {
     s.features = features.empty() ? nullptr : features.c_str();
     s.n_subsample = a.subsample;
     s.n_threads = a.threads;
+    s.cuda_device = a.cuda_device;
 
     char err[512] = {};
     VmafCudaSession* vs = nullptr;
     if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) return fail(err);
     struct Closer { VmafCudaSession* p; ~Closer() { vmaf_cuda_close(p); } } closer{vs};
+    if (*vmaf_cuda_open_warning(vs))
+        std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs));
     if (!a.quiet)
         std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit\n", vmaf_cuda_version(),
                      vmaf_cuda_backend_name(vs), s.width, s.height, s.bpc);
@@ -187,7 +191,12 @@ int main(int argc, char** argv) {
                    "Digits after the point in the log (default 6, as libvmaf), or 'max' (round-trip)");
     app.add_option("--backend", a.backend, "auto, cuda or cpu")
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    app.add_option("--cuda-device", a.cuda_device, "CUDA device ordinal (default 0)")
+        ->check(CLI::Range(0, 1 << 16));
     app.add_flag("-q,--quiet", a.quiet, "Print only the score");
+    const std::string archs = *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)";
+    app.set_version_flag("--version", std::string("vmaf-cuda ") + vmaf_cuda_version() +
+                                          "\nCUDA kernels: " + archs);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

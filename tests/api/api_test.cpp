@@ -172,7 +172,11 @@ TEST_CASE("open errors name the problem", "[api]") {
     SECTION("bit depth") { s.bpc = 7; CHECK(open_err(VMAF_CUDA_EINVAL).find("bit depth") != std::string::npos); }
     SECTION("unknown model version") {
         s.models = "version=vmaf_v7";
-        CHECK(open_err(VMAF_CUDA_EMODEL).find("vmaf_v7") != std::string::npos);
+        const std::string e = open_err(VMAF_CUDA_EMODEL);
+        CHECK(e.find("vmaf_v7") != std::string::npos);
+        // the message lists the built-in models
+        CHECK(e.find("built-in: vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_v0.6.1, vmaf_v0.6.1neg") !=
+              std::string::npos);
     }
     SECTION("unreadable model file") {
         s.models = "path=/nonexistent/model.json";
@@ -237,11 +241,33 @@ TEST_CASE("backend=cuda without a usable CUDA device fails with ENODEV, naming C
     CHECK(rc == VMAF_CUDA_ENODEV);
     CHECK(vs == nullptr);
     CHECK(std::string(err).find("CUDA") != std::string::npos);
-    // auto falls back to the CPU backend instead.
+    // auto falls back to the CPU backend instead; with no device at all that needs no
+    // warning (the warning is for a device the build has no kernels for).
     s.backend = VMAF_CUDA_BACKEND_AUTO;
     REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
     CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+    CHECK(std::string(vmaf_cuda_open_warning(vs)).empty());
     vmaf_cuda_close(vs);
+    // A named device changes nothing on the CPU backend.
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.cuda_device = 3;
+    REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("defaults: cuda_device not named; archs built in are reported", "[api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    CHECK(s.cuda_device == -1);
+    const std::string archs = vmaf_cuda_cuda_archs();
+#ifdef VMAF_CUDA_HAVE_CUDA
+    INFO("archs: " << archs);
+    CHECK(archs.rfind("sm_", 0) == 0);
+#else
+    CHECK(archs.empty());
+#endif
+    CHECK(std::string(vmaf_cuda_open_warning(nullptr)).empty());
 }
 
 TEST_CASE("smallest size with worker threads, and absurd thread counts, work", "[api]") {
