@@ -6,6 +6,7 @@
 #include "vmaf_cuda.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -26,6 +27,7 @@ struct RunResult {
     std::vector<unsigned> index;
     std::vector<std::map<std::string, double>> frames;
     std::map<std::string, double> pooled; // of model key `model_key`
+    std::map<std::string, std::map<std::string, double>> pooled_all; // name -> pool -> value
 };
 
 /// Runs a whole case through the API; device pictures when `device` (CUDA backend).
@@ -78,6 +80,13 @@ RunResult run_case(const GoldenCase& c, const std::string& models, const std::st
         REQUIRE(vmaf_cuda_pooled(vs, model_key.c_str(), VmafCudaPool(p), &v) == VMAF_CUDA_OK);
         out.pooled[pools[p]] = v;
     }
+    if (!out.frames.empty())
+        for (const auto& [name, value] : out.frames.front())
+            for (int p = 0; p < 4; ++p) {
+                double v = 0;
+                if (vmaf_cuda_pooled(vs, name.c_str(), VmafCudaPool(p), &v) == VMAF_CUDA_OK)
+                    out.pooled_all[name][pools[p]] = v;
+            }
     vmaf_cuda_close(vs);
     return out;
 }
@@ -210,4 +219,48 @@ TEST_CASE("the same input twice gives byte-identical results", "[golden]") {
             INFO("frame " << f << " " << name);
             CHECK(same_double(v, b.frames[f].at(name)));
         }
+}
+
+TEST_CASE("vmaf_4k_v0.6.1neg equals libvmaf's own JSON logs: every frame, key and pooled value",
+          "[golden][models]") {
+    const auto cases = golden_cases();
+    int files = 0;
+    for (const GoldenCase& c : cases) {
+        const std::string path = golden_dir() + "/libvmaf/" + c.name + ".vmaf_4k_v0.6.1neg.json";
+        std::ifstream in(path);
+        if (!in) continue;
+        ++files;
+        DYNAMIC_SECTION(c.name) {
+            const nlohmann::json g = nlohmann::json::parse(in);
+            const RunResult r =
+                run_case(c, "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_v0.6.1neg", "vmaf_4k_v0.6.1neg");
+            REQUIRE(r.frames.size() == g.at("frames").size());
+            std::size_t checked = 0, bad = 0;
+            std::string first;
+            for (std::size_t f = 0; f < r.frames.size(); ++f) {
+                const auto& gm = g["frames"][f].at("metrics");
+                REQUIRE(g["frames"][f].at("frameNum").get<unsigned>() == r.index[f]);
+                for (const auto& [key, val] : gm.items()) {
+                    const auto it = r.frames[f].find(api_name(key));
+                    if (it == r.frames[f].end()) FAIL(c.name << ": no output named '" << key << "'");
+                    ++checked;
+                    if (!same_double(it->second, val.get<double>()) && !bad++)
+                        first = "frame " + std::to_string(f) + " " + key + ": got " +
+                                fmt17(it->second) + " expected " + fmt17(val.get<double>());
+                }
+            }
+            for (const auto& [key, pools] : g.at("pooled_metrics").items())
+                for (const auto& [pool, val] : pools.items()) {
+                    ++checked;
+                    const auto& ours = r.pooled_all.at(api_name(key));
+                    if (!same_double(ours.at(pool), val.get<double>()) && !bad++)
+                        first = "pooled " + key + " " + pool + ": got " + fmt17(ours.at(pool)) +
+                                " expected " + fmt17(val.get<double>());
+                }
+            INFO(c.name << ": " << bad << " of " << checked << " values differ; first: " << first);
+            CHECK(checked > 0);
+            CHECK(bad == 0);
+        }
+    }
+    CHECK(files == int(cases.size()));
 }
