@@ -9,7 +9,9 @@ bash tools/setup-debian.sh
 . tools/env.sh
 builddir=${BUILDDIR:-build}
 [ -f "$builddir/build.ninja" ] || meson setup "$builddir" --buildtype=release
-ninja -C "$builddir"
+# Only what the main job needs: the library (the filter links it) and the one FFmpeg;
+# tools/test.sh builds the rest (tests, CLI, the other FFmpeg versions).
+ninja -C "$builddir" libvmaf_cuda.a
 FFMPEG_VERSION=${FFMPEG_VERSION:-9.0}
 bash patches/build-ffmpeg.sh --meson-build-dir "$builddir" "$FFMPEG_VERSION"
 ff="build-ffmpeg/$FFMPEG_VERSION/bin/ffmpeg"

@@ -430,13 +430,28 @@ def t_gpu_err_depth(r):
                       dis=BBB_DIS, ref=HEVC_REF)
 
 
+def t_gpu_cuda_device(r):
+    # CUDA frames are scored on their own device: naming it works, naming another fails
+    ok = bitexact_case(r, "gpu_bbb_nvdec_dev0", BBB_DIS, BBB_REF, BBB_GOLDEN, hw=True,
+                       options=":cuda_device=0", expect_in_log="CUDA kernels: sm_")
+    other = error_case(r, "[0:v][1:v]vmaf_cuda=cuda_device=1",
+                       "cuda_device=1 names another device than the CUDA frames' (device 0 (",
+                       hw=True)
+    return "cuda_device=0: %s; cuda_device=1: %s" % (ok, other)
+
+
+def t_gpu_err_no_such_device(r):
+    return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cuda:cuda_device=63",
+                      "cuda_device=63: no such CUDA device (this machine has ")
+
+
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
              t_cpu_log_formats, t_cpu_subsample, t_err_size, t_err_depth, t_err_format,
              t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_log_path,
              t_err_tiny, t_err_no_device]
 GPU_TESTS = [t_gpu_bbb_nvdec, t_gpu_hevc10_nvdec, t_gpu_bbb_upload, t_gpu_hevc10_upload_p010,
              t_gpu_two_models, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
-             t_gpu_err_depth]
+             t_gpu_err_depth, t_gpu_cuda_device, t_gpu_err_no_such_device]
 
 
 def has_cuda_device():
@@ -469,6 +484,12 @@ def main():
     if a.gpu and not has_cuda_device():
         print("SKIPPED: no CUDA device found")
         return SKIP_CODE
+    if not os.path.isfile(os.path.join(a.shared, "golden", "cases.tsv")):
+        print("shared folder \"%s\" not found (no golden/cases.tsv there): the filter suite "
+              "scores its clips against the libvmaf v3.2.0 values in it. Put the project's "
+              "shared/ folder beside the clone, or name its golden/ folder with meson configure "
+              "BUILDDIR -Dgolden_dir=PATH" % a.shared)
+        return 1
     for rel in (BBB_DIS, BBB_REF, BBB_GOLDEN):
         if not os.path.exists(os.path.join(a.shared, rel)):
             print("missing %s in %s" % (rel, a.shared))

@@ -53,8 +53,21 @@ inline std::string media_path(const std::string& rel) {
     return golden_dir() + "/../" + rel;
 }
 
+/// The golden folder, or a clear error when it is missing (a clone without the project's
+/// shared/ folder beside it).
+inline std::string require_golden_dir() {
+    const std::string dir = golden_dir();
+    if (!std::ifstream(dir + "/cases.tsv"))
+        throw std::runtime_error(
+            "golden folder \"" + dir + "\" not found (no cases.tsv there): these tests compare "
+            "with the libvmaf v3.2.0 values in it. Put the project's shared/ folder beside the "
+            "clone, or name its golden/ folder with meson configure BUILDDIR -Dgolden_dir=PATH "
+            "(or the environment variable VMAF_CUDA_GOLDEN_DIR)");
+    return dir;
+}
+
 inline std::vector<GoldenCase> golden_cases() {
-    std::ifstream in(golden_dir() + "/cases.tsv");
+    std::ifstream in(require_golden_dir() + "/cases.tsv");
     if (!in) throw std::runtime_error("cannot read " + golden_dir() + "/cases.tsv");
     std::vector<GoldenCase> out;
     std::string line;
