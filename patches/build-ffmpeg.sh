@@ -159,7 +159,8 @@ configure_flags=(
     --enable-filter=aresample
 )
 
-filter_files=("$repo_root/filter/vf_vmaf_cuda.c" "$repo_root/filter/compat.h")
+# the filter source goes in through patches/apply.sh (which lists the files)
+filter_files=("$repo_root"/filter/* "$script_dir/apply.sh")
 for f in "${filter_files[@]}"; do [ -f "$f" ] || die "missing $f"; done
 
 hash_of() { cat "$@" | sha256sum | cut -c1-64; }
@@ -254,17 +255,13 @@ if [ ! -f "$src_dir/configure" ] || [ "$(cat "$ver_dir/stamp.tree" 2>/dev/null)"
     rm -rf "$ver_dir"
     mkdir -p "$src_dir"
     tar -xf "$ff_tar" -C "$src_dir" --strip-components=1
-    patch -d "$src_dir" -p1 --forward --no-backup-if-mismatch < "$patch_file" >&2 || die "the patch does not apply"
+    bash "$script_dir/apply.sh" "$src_dir" || die "the wiring patch does not apply"
     echo "$ff_ver" > "$ver_dir/debian-version"
     echo "$tree_hash" > "$ver_dir/stamp.tree"
 fi
 
-# copies only what changed, so make rebuilds only what depends on it
-install_if_changed() {
-    cmp -s "$1" "$2" || cp "$1" "$2"
-}
-install_if_changed "$repo_root/filter/vf_vmaf_cuda.c" "$src_dir/libavfilter/vf_vmaf_cuda.c"
-install_if_changed "$repo_root/filter/compat.h" "$src_dir/libavfilter/vf_vmaf_cuda_compat.h"
+# the filter source, copying only what changed (make rebuilds only what depends on it)
+bash "$script_dir/apply.sh" --files-only "$src_dir"
 
 # ---------------------------------------------------------------- build
 build_log="$ver_dir/build.log"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+#
+# Adds the vmaf_cuda filter to an FFmpeg source tree of your own.
+#
+#   patches/apply.sh [--files-only] FFMPEG_SRC
+#
+# Reads the tree's version (its RELEASE or VERSION file), applies the wiring patch of
+# that version (patches/ffmpeg-X.Y.patch: configure's --enable-libvmafcuda, the
+# libavfilter/Makefile line, the allfilters.c entry) and copies the filter source
+# (filter/) into libavfilter/. Running it again on a patched tree only refreshes the
+# filter source. Supported: FFmpeg 9.0, 8.1 and 7.1; any other version is refused.
+#
+# --files-only   only copy the filter source (files that changed), no version check
+#                and no patch (patches/build-ffmpeg.sh uses this after patching)
+#
+# Then build FFmpeg with your own flags plus these, vmaf_cuda being installed where
+# pkg-config finds it (meson install; PKG_CONFIG_PATH=PREFIX/lib/<arch>/pkgconfig):
+#
+#   ./configure --enable-libvmafcuda --pkg-config-flags=--static [your flags]
+#
+# (--static: libvmaf_cuda is a static library and brings the C++ and CUDA runtimes as
+# private libraries). For CUDA frames (NVDEC, scale_cuda) add --enable-ffnvcodec
+# --enable-cuda --enable-nvdec (FFmpeg's own CUDA options).
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$script_dir/.." && pwd)
+supported="9.0 8.1 7.1"
+
+die() { echo "apply.sh: error: $*" >&2; exit 1; }
+log() { echo "apply.sh: $*" >&2; }
+
+files_only=0
+src=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --files-only) files_only=1; shift ;;
+    -h|--help) sed -n '4,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$src" ] || die "one FFMPEG_SRC only"; src="$1"; shift ;;
+    esac
+done
+[ -n "$src" ] || die "usage: patches/apply.sh [--files-only] FFMPEG_SRC"
+[ -d "$src" ] || die "'$src' is not a folder"
+[ -f "$src/libavfilter/allfilters.c" ] && [ -f "$src/configure" ] ||
+    die "'$src' is not an FFmpeg source tree (no configure or libavfilter/allfilters.c)"
+
+# The filter source: repository file -> name inside libavfilter/.
+copy_filter_files() {
+    local pair from to
+    for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/compat.h:vf_vmaf_cuda_compat.h"; do
+        from="$repo_root/${pair%%:*}"
+        to="$src/libavfilter/${pair#*:}"
+        [ -f "$from" ] || die "missing $from"
+        # copy only what changed, so make rebuilds only what depends on it
+        cmp -s "$from" "$to" || cp "$from" "$to"
+    done
+}
+
+if [ "$files_only" = 1 ]; then
+    copy_filter_files
+    exit 0
+fi
+
+release=""
+for f in RELEASE VERSION; do
+    if [ -z "$release" ] && [ -f "$src/$f" ]; then release=$(head -n 1 "$src/$f" | tr -d '[:space:]'); fi
+done
+[ -n "$release" ] || die "cannot tell the FFmpeg version of '$src' (no RELEASE or VERSION file)"
+# "9.0.2" -> 9.0, "7.1" -> 7.1, "n8.1.1" -> 8.1, "8.1.git" -> 8.1
+major_minor=$(echo "$release" | sed -E 's/^n//; s/^([0-9]+)\.([0-9]+).*/\1.\2/; s/^([0-9]+)$/\1.0/')
+patch_file="$script_dir/ffmpeg-$major_minor.patch"
+case " $supported " in
+*" $major_minor "*) ;;
+*) die "FFmpeg $release is not supported (supported: ${supported// /, }); use a release of one of these" ;;
+esac
+[ -f "$patch_file" ] || die "missing $patch_file"
+
+if grep -q 'ff_vf_vmaf_cuda' "$src/libavfilter/allfilters.c"; then
+    log "FFmpeg $release already has the vmaf_cuda wiring; refreshing the filter source"
+else
+    patch -d "$src" -p1 --forward --dry-run --silent < "$patch_file" > /dev/null ||
+        die "$(basename "$patch_file") does not apply to '$src' (FFmpeg $release; a modified tree?)"
+    patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$patch_file" ||
+        die "$(basename "$patch_file") failed to apply to '$src'"
+    log "applied $(basename "$patch_file") to FFmpeg $release"
+fi
+copy_filter_files
+log "done: configure FFmpeg with --enable-libvmafcuda --pkg-config-flags=--static (see --help)"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+# Suite `filter`: patches/apply.sh on FFmpeg trees.
+#   apply_test.sh REPO_ROOT FFMPEG_SRC    (FFMPEG_SRC: a tree patches/build-ffmpeg.sh made)
+# - the three files the wiring touches, taken from that tree and un-patched, come out of
+#   apply.sh identical to the tree build-ffmpeg.sh built, filter source included;
+# - a second run on the patched copy changes nothing;
+# - an unsupported version, a folder that is no FFmpeg tree and a tree without a version
+#   are refused with a message naming the problem.
+set -uo pipefail
+repo=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+check() { # name, condition result
+    if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "ok   $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+}
+release=$(head -n 1 "$src/RELEASE")
+mm=$(echo "$release" | sed -E 's/^([0-9]+)\.([0-9]+).*/\1.\2/')
+patch_file="$repo/patches/ffmpeg-$mm.patch"
+
+mk_tree() { # dir: copy of the wired files of $src, un-patched
+    mkdir -p "$1/libavfilter"
+    cp "$src/configure" "$src/RELEASE" "$1/"
+    cp "$src/libavfilter/Makefile" "$src/libavfilter/allfilters.c" "$1/libavfilter/"
+    patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$patch_file"
+}
+t="$work/tree"
+mk_tree "$t"
+! grep -q ff_vf_vmaf_cuda "$t/libavfilter/allfilters.c"; check "un-patched copy has no vmaf_cuda entry" $?
+out=$(bash "$repo/patches/apply.sh" "$t" 2>&1); rc=$?
+echo "$out" | sed 's/^/     /'
+check "apply.sh on FFmpeg $release succeeds" $rc
+for f in configure libavfilter/Makefile libavfilter/allfilters.c libavfilter/vf_vmaf_cuda.c \
+         libavfilter/vf_vmaf_cuda_compat.h; do
+    cmp -s "$t/$f" "$src/$f"; check "$f equals build-ffmpeg.sh's tree" $?
+done
+before=$(cat "$t/configure" "$t/libavfilter/"* | sha256sum)
+out=$(bash "$repo/patches/apply.sh" "$t" 2>&1); rc=$?
+after=$(cat "$t/configure" "$t/libavfilter/"* | sha256sum)
+[ $rc = 0 ] && [ "$before" = "$after" ] && echo "$out" | grep -q "already has"; check "a second run changes nothing" $?
+
+u="$work/old"
+mk_tree "$u"
+echo "6.1.2" > "$u/RELEASE"
+out=$(bash "$repo/patches/apply.sh" "$u" 2>&1); rc=$?
+echo "     $out"
+[ $rc != 0 ] && echo "$out" | grep -q "FFmpeg 6.1.2 is not supported (supported: 9.0, 8.1, 7.1)"; check "FFmpeg 6.1 refused" $?
+! grep -q ff_vf_vmaf_cuda "$u/libavfilter/allfilters.c"; check "refused tree left untouched" $?
+
+mkdir -p "$work/empty"
+out=$(bash "$repo/patches/apply.sh" "$work/empty" 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q "is not an FFmpeg source tree"; check "a folder that is no FFmpeg tree refused" $?
+rm "$u/RELEASE"
+out=$(bash "$repo/patches/apply.sh" "$u" 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q "cannot tell the FFmpeg version"; check "a tree without RELEASE or VERSION refused" $?
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
