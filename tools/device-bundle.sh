@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gathers what the gpu suite needs on a GPU machine that has no build tools or Debian
 # packages into .carry/ (ignored by git): the test and tool binaries, the static
-# ffmpeg, and ../shared's golden files and clips. Run tools/device-gpu-suite.sh there.
+# ffmpeg, and ../shared's golden files and clips, packed as .carry.tar.xz. Unpack it and
+# run tools/device-gpu-suite.sh there.
 # BENCH_CLIPS=DIR adds DIR/bbb_{ref,dis}_{1080p,4k}_hevc.mp4 for tests/filter/bench.py.
 # ARCH_CHECK_BUILD=DIR ARCH_CHECK_FFMPEG=FILE add a build for another GPU (e.g. meson
 # -Dgpu_arch=80 -Dgpu_ptx=false) and its ffmpeg as .carry/sm80/ for tools/device-arch-check.sh.
@@ -29,3 +30,7 @@ if [ -n "${ARCH_CHECK_BUILD:-}" ]; then
   strip .carry/sm80/* 2>/dev/null || true
 fi
 du -sh .carry
+# The device tool carries at most 64 MiB: pack it (the binaries hold seven archs each).
+# There: tar -xJf .carry.tar.xz && bash tools/device-gpu-suite.sh (carry .carry.tar.xz).
+tar -cJf .carry.tar.xz .carry
+du -sh .carry.tar.xz
