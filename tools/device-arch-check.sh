@@ -23,13 +23,16 @@ name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "GPU: $name, compute capability $cc"
 case_args=(-r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv"
            -w 576 -h 324 -p 420 -b 8)
-golden=$(tail -n 1 "$S/golden/src01_576x324_3f_8bit.csv" | sed -E 's/.*mean=([^ ]+).*/\1/')
+golden=$(tail -n 1 "$S/golden/src01_576x324_3f_8bit.csv" | sed -E 's/.* mean=([^ ]+).*/\1/')
 
 v=$("$B/vmaf-cuda" --version 2>&1)
 echo "$v" | grep -q "CUDA kernels: sm_80$"; check "vmaf-cuda --version lists sm_80 only" $? "$v"
 if command -v cuobjdump >/dev/null; then
+    # one sm_80 image per kernels/*.cu (4), no PTX; the CUDA runtime brings one sm_75 image
     elf=$(cuobjdump --list-elf --list-ptx "$B/vmaf-cuda" 2>&1 | grep -o -E 'sm_[0-9]+|compute_[0-9]+' | sort | uniq -c)
-    ! echo "$elf" | grep -v -q -E ' sm_80$'; check "the sm80 binary holds sm_80 machine code only" $? "$elf"
+    [ "$(echo "$elf" | awk '$2 == "sm_80" {print $1}')" = 4 ] &&
+        ! echo "$elf" | grep -q -E 'compute_|sm_(8[6-9]|9[0-9]|1[0-9][0-9])$'
+    check "the sm80 binary holds sm_80 machine code for our 4 kernel files, no PTX, nothing newer" $? "$elf"
 fi
 
 e=$("$B/vmaf-cuda" "${case_args[@]}" --backend cuda 2>&1); rc=$?
