@@ -322,10 +322,6 @@ std::string describe_device(int dev) {
            std::to_string(p.major) + "." + std::to_string(p.minor) + ")";
 }
 
-} // namespace
-
-namespace {
-
 CudaDeviceCheck check_device(const BackendConfig& c) {
     using R = CudaDeviceCheck::Result;
     CudaDeviceCheck out;
@@ -365,14 +361,15 @@ CudaDeviceCheck check_device(const BackendConfig& c) {
     }
     const cudaError_t img = cuda::kernel_image_status();
     if (img != cudaSuccess) {
-        cudaDeviceProp p{};
-        const bool props = cudaGetDeviceProperties(&p, dev) == cudaSuccess;
-        cudaGetLastError();
+        int major = 0, minor = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+            cudaGetLastError();
         out.result = R::cannot_run;
         out.message = "CUDA " + describe_device(dev) + " cannot run this build's kernels, built for " +
                       std::string(VMAF_CUDA_ARCHS) + " (" + cudaGetErrorString(img) +
                       "); rebuild with -Dgpu_arch=" +
-                      (props ? std::to_string(p.major * 10 + p.minor) : std::string("NN")) +
+                      (major ? std::to_string(major * 10 + minor) : std::string("NN")) +
                       " or the default arch list";
         return out;
     }
