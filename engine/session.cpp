@@ -69,14 +69,18 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     validate(s);
 
     // Models and the extractors they need; then the extra features asked for.
-    const auto specs = parse_model_string(s.models ? s.models : "");
-    for (std::size_t i = 0; i < specs.size(); ++i)
-        models_.push_back(resolve_model(specs[i], i == 0, s.model_search_dir));
+    if (!s.no_prediction) {
+        const auto specs = parse_model_string(s.models ? s.models : "");
+        for (std::size_t i = 0; i < specs.size(); ++i)
+            models_.push_back(resolve_model(specs[i], i == 0, s.model_search_dir));
+    }
     std::vector<FeatureSpec> extractors;
     for (const Model& m : models_)
         for (const FeatureSpec& e : model_extractors(m)) add_unique(extractors, e);
     for (const FeatureSpec& e : parse_feature_string(s.features ? s.features : ""))
         add_unique(extractors, e);
+    if (extractors.empty())
+        throw Error(VMAF_CUDA_EINVAL, "no_prediction without features: nothing to compute");
 
     // Columns in libvmaf's feature collector order: what each extractor writes while
     // extracting a frame (ADM's seven, motion's sad, VIF's four), in extractor order;

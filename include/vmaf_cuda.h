@@ -107,6 +107,9 @@ typedef struct VmafCudaSettings {
     unsigned frames_in_flight; /**< frames computed ahead of readback, 1..16 (default 4); the CUDA
                                 backend computes half of them at once (at most 4) */
     const char *model_search_dir; /**< NULL: built-in models only; else also look for version=NAME as DIR/NAME.json */
+    int no_prediction;       /**< non-zero: no model at all (libvmaf `vmaf --no_prediction`): only
+                                  `features` are computed, which must not be empty; `models`
+                                  is ignored and vmaf_cuda_model_count() is 0 (default 0) */
 } VmafCudaSettings;
 
 /** Where a picture's luma samples live. */
@@ -153,7 +156,7 @@ int vmaf_cuda_open(VmafCudaSession **out, const VmafCudaSettings *s,
 /** Closes a session and frees everything it owns; NULL is accepted. */
 void vmaf_cuda_close(VmafCudaSession *vs);
 
-/** Number of models of the session (>= 1). */
+/** Number of models of the session (>= 1; 0 with no_prediction). */
 unsigned vmaf_cuda_model_count(const VmafCudaSession *vs);
 
 /** Score key of model `i` (0-based, in the order given), e.g. "vmaf"; NULL if out of range. */

@@ -406,3 +406,25 @@ TEST_CASE("worker threads beyond frames_in_flight give the same scores", "[api]"
     }
     CHECK(means[0] == means[1]);
 }
+
+TEST_CASE("no_prediction: features only, no model", "[api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = 64;
+    s.height = 48;
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.no_prediction = 1;
+    VmafCudaSession* vs = nullptr;
+    char err[256];
+    CHECK(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(err).find("no_prediction") != std::string::npos);
+    s.features = "name=vif";
+    REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_model_count(vs) == 0);
+    const Frames f = make_frames(64, 48, 8, 2, 4);
+    send_all(vs, f, 2);
+    double m = 0;
+    CHECK(vmaf_cuda_pooled(vs, "integer_vif_scale0", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_EINVAL);
+    vmaf_cuda_close(vs);
+}
