@@ -471,12 +471,13 @@ PARITY_CPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_vfr_drop, parity_cases.case_rates, parity_cases.case_timebases,
               parity_cases.case_formats, parity_cases.case_frames_limit,
               parity_cases.case_no_frames, parity_cases.case_log_file, parity_cases.case_vflip,
-              parity_cases.case_model_default_opts, parity_cases.case_log_key_order]
+              parity_cases.case_model_default_opts, parity_cases.case_log_key_order,
+              parity_cases.case_start_warnings, parity_cases.case_threads]
 # NVDEC frames: the pairing does not depend on the frames' memory, the limits do
 PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_rates, parity_cases.case_timebases,
               parity_cases.case_frames_limit, parity_cases.case_no_frames,
-              parity_cases.case_log_key_order]
+              parity_cases.case_log_key_order, parity_cases.case_start_warnings]
 
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
              t_cpu_log_formats, t_cpu_subsample, t_err_size,

@@ -80,6 +80,9 @@ class Clips:
             "dist60.mp4": src(60) + lo + yuv,
             "ref24.mp4": src("24000/1001") + hi + yuv,
             "dist24.mp4": src("24000/1001") + lo + yuv,
+            # MBAFF-coded (decoded frames flagged interlaced), PQ transfer in the VUI
+            "ref_il_pq.mp4": src(30) + hi + yuv + ["-x264-params", "interlaced=1",
+                                                   "-color_trc", "smpte2084"],
         }
         if name in recipes:
             self._run(recipes[name] + [path])
@@ -437,3 +440,31 @@ def case_log_key_order(r, c, hw=False):
     if len(doc["frames"]) != len(want["frames"]) or doc["pooled_metrics"] != want["pooled_metrics"]:
         _fail("frame count or pooled values differ from libvmaf's log")
     return "%d keys in libvmaf's order, 120 frames and pooled values exact" % len(keys)
+
+
+def case_start_warnings(r, c, hw=False):
+    """Interlaced frames and a PQ transfer are warned about at the first pair; PQ only
+    with built-in (SDR) models."""
+    _, warns, frames, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref_il_pq.mp4"), hw=hw)
+    expect_warnings("interlaced PQ reference", warns, [
+        "the reference input is interlaced: VMAF scores each frame as one progressive picture; "
+        "deinterlace both inputs first (e.g. bwdif)",
+        "the reference input has the PQ transfer of HDR video (smpte2084), but the built-in "
+        "VMAF models score SDR video: the scores are not meaningful for it"])
+    if len(frames) != 30:
+        _fail("interlaced PQ reference: %d frames in the log" % len(frames))
+    model = os.path.join(os.path.dirname(r.path("golden")), "models", "vmaf_v0.6.1.json")
+    _, warns, _, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref_il_pq.mp4"),
+                                    ":model=path=%s" % model, hw=hw)
+    expect_warnings("interlaced PQ reference, model file", warns, [
+        "the reference input is interlaced"])
+    return "interlaced and PQ warned once each; PQ not with a model file"
+
+
+def case_threads(r, c, hw=False):
+    """n_threads beyond frames_in_flight: the same log as one thread."""
+    _, _, a, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref.mp4"), ":n_threads=8")
+    _, _, b, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref.mp4"))
+    if a != b:
+        _fail("n_threads=8: the log differs from one thread's")
+    return "n_threads=8: 30 frames, log identical"
