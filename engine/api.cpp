@@ -145,6 +145,18 @@ int vmaf_cuda_flush(VmafCudaSession* vs) {
     });
 }
 
+int vmaf_cuda_truncate(VmafCudaSession* vs, unsigned frames) {
+    if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    return guarded(vs, [&] {
+        vs->impl->truncate(frames);
+        return VMAF_CUDA_OK;
+    });
+}
+
+unsigned vmaf_cuda_pictures_released(const VmafCudaSession* vs) {
+    return vs && vs->impl ? vs->impl->pictures_released() : 0;
+}
+
 int vmaf_cuda_pooled(VmafCudaSession* vs, const char* name, enum VmafCudaPool pool, double* out) {
     if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
     if (!name || !out || pool < VMAF_CUDA_POOL_MEAN || pool > VMAF_CUDA_POOL_MAX) {

@@ -290,12 +290,20 @@ void set_option(FeatureSpec& spec, std::string_view option, std::string_view val
     if (!o)
         throw Error(status, "feature extractor \"" + spec.extractor + "\" has no option \"" +
                                 std::string(option) + "\"");
-    if (!o->supported)
-        throw Error(status, "option " + spec.extractor + "." + std::string(option) +
-                                " is not supported by vmaf_cuda (supported: "
-                                "adm_enhn_gain_limit, vif_enhn_gain_limit)");
     std::string v = normalize_value(value);
-    parse_option(*o, v, status);
+    // A value equal to the default changes nothing (libvmaf names and computes the
+    // feature as without it): accepted for every option, and not stored, so that
+    // `adm` and `adm:adm_enhn_gain_limit=100` are one extractor.
+    if (parse_option(*o, v, status) == o->def) {
+        spec.options.erase(std::string(option));
+        return;
+    }
+    if (!o->supported)
+        throw Error(status, "option " + spec.extractor + "." + std::string(option) + "=" +
+                                std::string(value) +
+                                " is not supported by vmaf_cuda (supported: "
+                                "adm_enhn_gain_limit, vif_enhn_gain_limit; other options "
+                                "only at their default values)");
     spec.options[std::string(option)] = std::move(v);
 }
 

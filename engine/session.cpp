@@ -69,17 +69,24 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     validate(s);
 
     // Models and the extractors they need; then the extra features asked for.
-    const auto specs = parse_model_string(s.models ? s.models : "");
-    for (std::size_t i = 0; i < specs.size(); ++i)
-        models_.push_back(resolve_model(specs[i], i == 0, s.model_search_dir));
+    if (!s.no_prediction) {
+        const auto specs = parse_model_string(s.models ? s.models : "");
+        for (std::size_t i = 0; i < specs.size(); ++i)
+            models_.push_back(resolve_model(specs[i], i == 0, s.model_search_dir));
+    }
     std::vector<FeatureSpec> extractors;
     for (const Model& m : models_)
         for (const FeatureSpec& e : model_extractors(m)) add_unique(extractors, e);
     for (const FeatureSpec& e : parse_feature_string(s.features ? s.features : ""))
         add_unique(extractors, e);
+    if (extractors.empty())
+        throw Error(VMAF_CUDA_EINVAL, "no_prediction without features: nothing to compute");
 
-    // Columns: each extractor's outputs in libvmaf's order, then the model scores.
+    // Columns in libvmaf's feature collector order: what each extractor writes while
+    // extracting a frame (ADM's seven, motion's sad, VIF's four), in extractor order;
+    // then motion2 and motion3, which libvmaf writes one frame later; then the models.
     bool motion = false;
+    std::string motion2_name, motion3_name;
     for (const FeatureSpec& e : extractors) {
         const auto outs = extractor_output_names(e);
         const ExtractorKind kind = extractor_kind(e);
@@ -96,9 +103,13 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
         } else if (!motion) {
             motion = true;
             col_sad_ = add_name(outs[0]);
-            col_motion2_ = add_name(outs[1]);
-            col_motion3_ = add_name(outs[2]);
+            motion2_name = outs[1];
+            motion3_name = outs[2];
         }
+    }
+    if (motion) {
+        col_motion2_ = add_name(motion2_name);
+        col_motion3_ = add_name(motion3_name);
     }
     plan_.motion = motion;
     for (const Model& m : models_) {
@@ -156,6 +167,11 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
                     "backend=cuda asked, but this build of vmaf_cuda has no CUDA backend");
     backend_ = make_cpu_backend(bc, plan_);
 #endif
+    // The CPU backend computes as many frames at once as it has workers: let at least
+    // that many be in flight, or workers beyond frames_in_flight would idle.
+    in_flight_ = s.frames_in_flight;
+    if (std::string(backend_->name()) == "cpu" && bc.n_threads > in_flight_)
+        in_flight_ = bc.n_threads;
 }
 
 Session::~Session() = default;
@@ -168,7 +184,7 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
     ++sent_;
     // Keep the pipeline bounded: collect what is finished; block only when too far ahead.
     collect(false);
-    while (backend_->pending() > settings_.frames_in_flight) collect(true);
+    while (backend_->pending() > in_flight_) collect(true);
 }
 
 void Session::collect(bool wait) {
@@ -182,6 +198,7 @@ void Session::collect(bool wait) {
 
 void Session::on_accum(FrameAccum&& fa) {
     const unsigned w = settings_.width, h = settings_.height;
+    ++computed_;
     FrameRow row;
     row.index = fa.index;
     row.values.assign(names_.size(), kNaN);
@@ -216,22 +233,40 @@ void Session::finalize(unsigned index) {
         throw Error(VMAF_CUDA_EINTERNAL, "motion lookahead out of order");
     FrameRow row = std::move(waiting_.front());
     waiting_.pop_front();
+    const bool scored = settings_.n_subsample <= 1 || index % settings_.n_subsample == 0;
+    if (!scored) return;
+    finish_row(row, index + 1 < sad_.size());
+    rows_.push_back(std::move(row));
+}
+
+void Session::finish_row(FrameRow& row, bool has_next) {
+    const unsigned index = row.index;
     if (plan_.motion) {
         std::optional<double> next;
-        if (index + 1 < sad_.size()) next = sad_[index + 1];
+        if (has_next) next = sad_[index + 1];
         const double m2 = ref::motion2_score(index, sad_[index], next);
         row.values[col_motion2_] = m2;
         row.values[col_motion3_] = ref::motion3_score(index, m2, next);
     }
-    const bool scored = settings_.n_subsample <= 1 || index % settings_.n_subsample == 0;
-    if (!scored) return;
     std::vector<double> in;
     for (std::size_t m = 0; m < models_.size(); ++m) {
         in.clear();
         for (int c : model_slots_[m].cols) in.push_back(row.values[c]);
         row.values[model_slots_[m].out_col] = models_[m].predict(in);
     }
-    rows_.push_back(std::move(row));
+}
+
+void Session::truncate(unsigned frames) {
+    if (!flushed_) throw Error(VMAF_CUDA_ESTATE, "truncate before flush");
+    if (frames >= sent_) return;
+    while (!rows_.empty() && rows_.back().index >= frames) rows_.pop_back();
+    if (delivered_ > rows_.size()) delivered_ = rows_.size();
+    if (sad_.size() > frames) sad_.resize(frames);
+    sent_ = frames;
+    // The new last frame has no successor: its motion (and so its model scores) are
+    // those libvmaf computes for the last frame of a stream.
+    if (frames && !rows_.empty() && rows_.back().index == frames - 1)
+        finish_row(rows_.back(), false);
 }
 
 int Session::receive(VmafCudaFrameScores& out) {

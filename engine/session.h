@@ -34,6 +34,14 @@ public:
     /// Returns VMAF_CUDA_OK (row filled), VMAF_CUDA_EAGAIN or VMAF_CUDA_EOF.
     int receive(VmafCudaFrameScores& out);
     void flush();
+    /// After flush: keep the first `frames` frames, as if the stream had ended there.
+    void truncate(unsigned frames);
+    /// Frames, from the first, whose pictures the backend no longer reads.
+    unsigned pictures_released() const {
+        if (flushed_) return sent_;
+        if (!plan_.motion) return computed_;
+        return computed_ ? computed_ - 1 : 0;  // the next frame's motion reads this reference
+    }
     double pooled(const std::string& name, int method) const;
     void write_log(const std::string& path, int fmt, int precision, double fps) const;
 
@@ -52,6 +60,7 @@ private:
     void collect(bool wait);
     void on_accum(FrameAccum&& fa);
     void finalize(unsigned index);
+    void finish_row(FrameRow& row, bool has_next);
 
     VmafCudaSettings settings_;
     std::vector<Model> models_;
@@ -66,6 +75,8 @@ private:
     std::unique_ptr<Backend> backend_;
 
     unsigned sent_ = 0;
+    unsigned computed_ = 0;              ///< frames whose accumulators came back
+    unsigned in_flight_ = 4;             ///< frames submitted ahead of collection
     bool flushed_ = false;
     std::vector<double> sad_;            ///< motion SAD score of every frame received
     std::deque<FrameRow> waiting_;       ///< frames with features, waiting for motion lookahead

@@ -15,7 +15,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
 #include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef VMAF_CUDA_VERSION_STRING
 #define VMAF_CUDA_VERSION_STRING "unknown"
@@ -225,12 +229,27 @@ std::string format_log(LogFormat fmt, const LogTable& t) {
 
 void write_log_file(const std::string& path, LogFormat fmt, const LogTable& t) {
     const std::string text = format_log(fmt, t);
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    // A regular file (or a new one) is written under a temporary name next to it and
+    // renamed when complete; anything else (a pipe, /dev/stdout) is written directly.
+    struct stat st {};
+    const bool direct = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+    const std::string tmp =
+        direct ? path : path + ".tmp" + std::to_string(long(::getpid()));
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f)
-        throw Error(VMAF_CUDA_EIO, "cannot open log file \"" + path + "\": " + std::strerror(errno));
+        throw Error(VMAF_CUDA_EIO, "cannot open log file \"" + tmp + "\": " + std::strerror(errno));
     f.write(text.data(), std::streamsize(text.size()));
     f.close();
-    if (!f) throw Error(VMAF_CUDA_EIO, "cannot write log file \"" + path + "\"");
+    if (!f) {
+        if (!direct) std::remove(tmp.c_str());
+        throw Error(VMAF_CUDA_EIO, "cannot write log file \"" + tmp + "\"");
+    }
+    if (!direct && std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        std::remove(tmp.c_str());
+        throw Error(VMAF_CUDA_EIO, "cannot rename \"" + tmp + "\" to \"" + path + "\": " +
+                                       std::strerror(e));
+    }
 }
 
 } // namespace vmaf_cuda::engine

@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <vmaf_cuda.h>
 
@@ -40,6 +41,7 @@
 #include "libavutil/fifo.h"
 #include "libavutil/frame.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/imgutils.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -55,6 +57,7 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
+#include "vmaf_cuda_pairing.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
 #define VMAF_CUDA_STREAM_LEGACY ((void *)(uintptr_t)0x1)
@@ -63,8 +66,15 @@
 typedef struct PendingFrame {
     AVFrame *dist;   /**< the main frame, passed through when its scores are known */
     AVFrame *ref;    /**< reference kept alive while the library reads it (CUDA frames) */
-    int64_t index;   /**< library frame index, or -1: not scored (passed through as is) */
+    int64_t index;   /**< library frame index, or -1: not sent (passed through as is) */
+    int scored;      /**< the library returns its scores (not skipped by n_subsample) */
 } PendingFrame;
+
+/** CUDA frames that went out before the library finished reading them (n_subsample). */
+typedef struct KeptFrames {
+    AVFrame *dist, *ref;
+    int64_t index;
+} KeptFrames;
 
 typedef struct VmafCudaContext {
     const AVClass *class;
@@ -86,14 +96,22 @@ typedef struct VmafCudaContext {
     VmafCudaSession *session;
     AVBufferRef *hw_device;      /**< keeps FFmpeg's CUDA context alive until the session is closed */
     int hw_frames;               /**< inputs are CUDA frames */
-    unsigned bpc, shift;
+    unsigned bpc, shift;         /**< bits per sample; main's sample shift (P010: 6) */
+    unsigned ref_shift;          /**< the reference's sample shift (CUDA layouts may differ) */
     enum VmafCudaLogFormat log_format;
     enum VmafCudaPool pool_method;
-    unsigned nb_models;          /**< models in the option; their scores are the last names */
-    char *first_model_name;      /**< score key of the first model, from the first scores */
+    unsigned nb_models;          /**< models of the session; their scores are the last names */
     AVFifo *pending;             /**< PendingFrame, oldest first */
+    AVFifo *kept;                /**< KeptFrames, oldest first (CUDA frames) */
+    AVFifo *out_index;           /**< library index (-1: none) of each frame sent downstream
+                                      that may still wait in the output link */
     int64_t nb_sent;             /**< frame pairs sent to the library */
     int64_t nb_scored;           /**< frames whose scores came back */
+    int64_t nb_out_indexed;      /**< frames with a library index sent downstream */
+    uint8_t *luma_copy[2];       /**< positive-pitch copies of flipped software luma planes */
+    unsigned luma_copy_size[2];
+    VmafCudaPairing pairing;
+    int sdr_models;              /**< every model is built in (all are SDR models) */
     int64_t t_first_send;        /**< av_gettime_relative() of the first send */
     int64_t t_flush;
     int flushed;
@@ -226,42 +244,24 @@ static AVFilterFormats *supported_formats(void)
     return list;
 }
 
-/* main and output share one list (the output is the main frame); the reference gets
- * its own, so that a mismatch is reported by config_input_ref instead of being
- * converted away silently. */
+/* One list shared by both inputs and the output, as FFmpeg's libvmaf filter does: the
+ * negotiation then gives both inputs one pixel format, and FFmpeg converts the input
+ * whose format differs (yuv420p against yuv444p, 8-bit against 10-bit), so both are
+ * scored as libvmaf scores them. CUDA frames cannot be converted by negotiation: two
+ * CUDA inputs meet here as "cuda", and config_input_ref compares their layouts. */
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
-    AVFilterFormats *main_list = supported_formats();
-    AVFilterFormats *ref_list = supported_formats();
+    AVFilterFormats *list = supported_formats();
     int ret;
 
-    if (!main_list || !ref_list) {
-        ff_formats_unref(&main_list);
-        ff_formats_unref(&ref_list);
+    if (!list)
         return AVERROR(ENOMEM);
-    }
-    if ((ret = ff_formats_ref(main_list, &cfg_in[0]->formats)) < 0 ||
-        (ret = ff_formats_ref(main_list, &cfg_out[0]->formats)) < 0 ||
-        (ret = ff_formats_ref(ref_list, &cfg_in[1]->formats)) < 0)
+    if ((ret = ff_formats_ref(list, &cfg_in[0]->formats)) < 0 ||
+        (ret = ff_formats_ref(list, &cfg_in[1]->formats)) < 0 ||
+        (ret = ff_formats_ref(list, &cfg_out[0]->formats)) < 0)
         return ret;
     return 0;
-}
-
-static unsigned count_models(const char *models)
-{
-    unsigned n = 0;
-    const char *p = models && *models ? models : "version=vmaf_v0.6.1";
-
-    while (*p) {
-        size_t len = strcspn(p, "|");
-        if (len)
-            n++;
-        p += len;
-        if (*p == '|')
-            p++;
-    }
-    return n ? n : 1;
 }
 
 static av_cold int init(AVFilterContext *ctx)
@@ -294,7 +294,9 @@ static av_cold int init(AVFilterContext *ctx)
     }
 
     if (s->log_path) {
-        /* the log is written at the end: find out now when it cannot be */
+        /* the log is written at the end: find out now when it cannot be, leaving no
+         * file behind (the library writes a temporary file and renames it) */
+        int existed = !access(s->log_path, F_OK);
         FILE *f = fopen(s->log_path, "a");
         if (!f) {
             int err = AVERROR(errno);
@@ -303,12 +305,16 @@ static av_cold int init(AVFilterContext *ctx)
             return err;
         }
         fclose(f);
+        if (!existed)
+            remove(s->log_path);
     }
 
     s->fs.on_event = on_event;
-    s->nb_models = count_models(s->model);
+    s->sdr_models = !s->model || !strstr(s->model, "path=");
     s->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
-    if (!s->pending)
+    s->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
+    s->out_index = av_fifo_alloc2(8, sizeof(int64_t), AV_FIFO_FLAG_AUTO_GROW);
+    if (!s->pending || !s->kept || !s->out_index)
         return AVERROR(ENOMEM);
     return 0;
 }
@@ -382,11 +388,20 @@ static int config_input_ref(AVFilterLink *inlink)
         av_log(ctx, AV_LOG_ERROR, "unsupported reference format: %s\n", ref_str);
         return AVERROR(EINVAL);
     }
+    /* Software inputs share one negotiated format. CUDA frames of two layouts are read
+     * as they are when their luma has one bit depth (nv12 and yuv420p, p010 and
+     * yuv420p10: each picture has its own shift); else one must be converted on the GPU. */
     if (main_bpc != ref_bpc) {
-        av_log(ctx, AV_LOG_ERROR, "input bit depths differ: main is %u-bit (%s), "
-               "reference is %u-bit (%s)\n", main_bpc, main_str, ref_bpc, ref_str);
+        if (mainlink->format == AV_PIX_FMT_CUDA)
+            av_log(ctx, AV_LOG_ERROR, "input bit depths differ: main is %u-bit (%s), reference "
+                   "is %u-bit (%s); convert one on the GPU, e.g. [ref]scale_cuda=format=%s[ref2] "
+                   "or [main]scale_cuda=format=%s[main2]\n", main_bpc, main_str, ref_bpc,
+                   ref_str, av_get_pix_fmt_name(main_fmt), av_get_pix_fmt_name(ref_fmt));
+        else
+            av_log(ctx, AV_LOG_ERROR, "input bit depths differ: main is %u-bit (%s), "
+                   "reference is %u-bit (%s)\n", main_bpc, main_str, ref_bpc, ref_str);
         err = AVERROR(EINVAL);
-    } else if (main_fmt != ref_fmt) {
+    } else if (main_fmt != ref_fmt && mainlink->format != AV_PIX_FMT_CUDA) {
         av_log(ctx, AV_LOG_ERROR, "input formats differ: main is %s, reference is %s\n",
                main_str, ref_str);
         err = AVERROR(EINVAL);
@@ -410,6 +425,7 @@ static int config_input_ref(AVFilterLink *inlink)
 
     s->bpc = main_bpc;
     s->shift = main_shift;
+    s->ref_shift = ref_shift;
     s->hw_frames = mainlink->format == AV_PIX_FMT_CUDA;
     return 0;
 }
@@ -466,6 +482,7 @@ static int open_session(AVFilterContext *ctx)
         s->session = NULL;
         return status_to_averror(ret);
     }
+    s->nb_models = vmaf_cuda_model_count(s->session);
     if (*vmaf_cuda_open_warning(s->session))
         av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
     av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s; "
@@ -501,6 +518,9 @@ static int config_output(AVFilterLink *outlink)
     }
     if ((ret = ff_framesync_configure(&s->fs)) < 0)
         return ret;
+    vmaf_cuda_pairing_uninit(&s->pairing);
+    if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base)) < 0)
+        return ret;
     if (!s->session && (ret = open_session(ctx)) < 0)
         return ret;
     return 0;
@@ -511,17 +531,6 @@ static void set_metadata_value(AVFrame *frame, const char *key, double value)
     char buf[64];
     snprintf(buf, sizeof(buf), "%.17g", value);
     av_dict_set(&frame->metadata, key, buf, 0);
-}
-
-/** Remembers the score key of the first model (for the pooled score at the end). */
-static int note_model_name(VmafCudaContext *s, const VmafCudaFrameScores *fs)
-{
-    unsigned nb_models = FFMIN(s->nb_models, fs->count);
-
-    if (s->first_model_name || !nb_models)
-        return 0;
-    s->first_model_name = av_strdup(fs->names[fs->count - nb_models]);
-    return s->first_model_name ? 0 : AVERROR(ENOMEM);
 }
 
 /** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
@@ -546,10 +555,35 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
     }
 }
 
+
 static void free_pending(PendingFrame *p)
 {
     av_frame_free(&p->dist);
     av_frame_free(&p->ref);
+}
+
+/** Frees the CUDA frames kept for frames the library no longer reads (every one: `all`). */
+static void release_kept(VmafCudaContext *s, int all)
+{
+    int64_t released = s->session ? vmaf_cuda_pictures_released(s->session) : INT64_MAX;
+    KeptFrames k;
+
+    while (av_fifo_peek(s->kept, &k, 1, 0) >= 0 && (all || k.index < released)) {
+        av_fifo_drain2(s->kept, 1);
+        av_frame_free(&k.dist);
+        av_frame_free(&k.ref);
+    }
+}
+
+/** Forgets the frames sent downstream that the next filter has taken from the output
+ *  link: what is left in out_index is still queued there (not output, if it stays). */
+static void update_out_index(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    size_t queued = ctx->outputs[0] ? ff_inlink_queued_frames(ctx->outputs[0]) : 0;
+
+    if (s->out_index && av_fifo_can_read(s->out_index) > queued)
+        av_fifo_drain2(s->out_index, av_fifo_can_read(s->out_index) - queued);
 }
 
 /** Sends the oldest queued frame downstream. */
@@ -558,21 +592,42 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     VmafCudaContext *s = ctx->priv;
     PendingFrame p;
     AVFrame *out;
+    int ret;
 
     if (av_fifo_read(s->pending, &p, 1) < 0)
         return AVERROR_BUG;
     out = p.dist;
     p.dist = NULL;
+    if (s->hw_frames && p.index >= 0 && s->session &&
+        p.index >= (int64_t)vmaf_cuda_pictures_released(s->session)) {
+        /* a CUDA frame going out before the library has read it (one that n_subsample
+         * skips): keep references until it has */
+        KeptFrames k = { .dist = av_frame_clone(out), .ref = p.ref, .index = p.index };
+        p.ref = NULL;
+        if (!k.dist || (ret = av_fifo_write(s->kept, &k, 1)) < 0) {
+            av_frame_free(&k.dist);
+            av_frame_free(&k.ref);
+            av_frame_free(&out);
+            return AVERROR(ENOMEM);
+        }
+    }
     free_pending(&p);
     if (scores)
         attach_scores(s, out, scores);
+    if ((ret = av_fifo_write(s->out_index, &p.index, 1)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
+    if (p.index >= 0)
+        s->nb_out_indexed++;
     return ff_filter_frame(ctx->outputs[0], out);
 }
 
 /**
  * Takes every frame whose scores are final from the library and sends the queued
- * frames up to it downstream (frames not scored, or skipped by n_subsample, go out as
- * they are, in order). After the flush, `all` empties the queue.
+ * frames up to it downstream. Frames that get no scores (not sent, or skipped by
+ * n_subsample) go out as soon as they are at the head of the queue. After the
+ * flush, `all` empties the queue.
  */
 static int drain(AVFilterContext *ctx, int all)
 {
@@ -583,8 +638,6 @@ static int drain(AVFilterContext *ctx, int all)
 
     while (s->session && (st = vmaf_cuda_receive(s->session, &fs)) == VMAF_CUDA_OK) {
         s->nb_scored++;
-        if ((ret = note_model_name(s, &fs)) < 0)
-            return ret;
         while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && head.index < (int64_t)fs.index) {
             if ((ret = emit_head(ctx, NULL)) < 0)
                 return ret;
@@ -597,36 +650,57 @@ static int drain(AVFilterContext *ctx, int all)
     if (s->session && st != VMAF_CUDA_EAGAIN && st != VMAF_CUDA_EOF)
         return session_error(ctx, "vmaf_cuda_receive", st);
 
-    /* frames at the head that were not sent to the library need not wait */
-    while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && (head.index < 0 || all)) {
+    while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 &&
+           (head.index < 0 || !head.scored || all)) {
         if ((ret = emit_head(ctx, NULL)) < 0)
             return ret;
     }
+    release_kept(s, 0);
     return 0;
 }
 
-static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t index)
+static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t index,
+                       int scored)
 {
-    PendingFrame p = { .dist = dist, .ref = ref, .index = index };
+    PendingFrame p = { .dist = dist, .ref = ref, .index = index, .scored = scored };
     int ret = av_fifo_write(s->pending, &p, 1);
     if (ret < 0)
         free_pending(&p);
     return ret;
 }
 
-static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, VmafCudaPicture *pic)
+/** The luma plane of `frame` (which: 0 main, 1 reference) as the library reads it. */
+static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, int which,
+                        VmafCudaPicture *pic)
 {
     VmafCudaContext *s = ctx->priv;
+    int bytes = frame->width * (s->bpc > 8 ? 2 : 1);
 
-    if (!frame->data[0] || frame->linesize[0] <= 0) {
-        av_log(ctx, AV_LOG_ERROR, "frame with %s luma plane\n",
-               frame->data[0] ? "a negative linesize on its" : "no");
+    if (!frame->data[0]) {
+        av_log(ctx, AV_LOG_ERROR, "frame without a luma plane\n");
         return AVERROR(EINVAL);
     }
     pic->luma = frame->data[0];
     pic->pitch = frame->linesize[0];
-    pic->shift = s->shift;
+    pic->shift = which ? s->ref_shift : s->shift;
     pic->memory = s->hw_frames ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST;
+    if (frame->linesize[0] < 0) {
+        /* a flipped picture (vflip): rows go up in memory; copy it top to bottom */
+        if (s->hw_frames) {
+            av_log(ctx, AV_LOG_ERROR, "CUDA frame with a negative linesize (a flipped "
+                   "picture): flip software frames, or flip on the GPU with a filter that "
+                   "writes a new frame\n");
+            return AVERROR(EINVAL);
+        }
+        av_fast_malloc(&s->luma_copy[which], &s->luma_copy_size[which],
+                       (size_t)bytes * frame->height);
+        if (!s->luma_copy[which])
+            return AVERROR(ENOMEM);
+        av_image_copy_plane(s->luma_copy[which], bytes, frame->data[0], frame->linesize[0],
+                            bytes, frame->height);
+        pic->luma = s->luma_copy[which];
+        pic->pitch = bytes;
+    }
     return 0;
 }
 
@@ -636,14 +710,20 @@ static int on_event(FFFrameSync *fs)
     VmafCudaContext *s = ctx->priv;
     AVFrame *dist = NULL, *ref = NULL, *ref_keep = NULL;
     VmafCudaPicture pic_ref, pic_dist;
-    int ret, st;
+    int ret, st, scored;
 
     if ((ret = ff_framesync_dualinput_get(fs, &dist, &ref)) < 0)
         return ret;
     if (!dist)
         return 0;
     if (ctx->is_disabled || !ref || s->flushed) {
-        if ((ret = queue_frame(s, dist, NULL, -1)) < 0)
+        if (!ctx->is_disabled &&
+            (ret = vmaf_cuda_pairing_event(&s->pairing, ctx, fs, dist, NULL, -1,
+                                           s->sdr_models)) < 0) {
+            av_frame_free(&dist);
+            return ret;
+        }
+        if ((ret = queue_frame(s, dist, NULL, -1, 0)) < 0)
             return ret;
         /* the reference has ended (eof_action=pass): no frame will follow the ones sent,
          * so flush now rather than hold the rest of the main stream until its end */
@@ -659,8 +739,10 @@ static int on_event(FFFrameSync *fs)
         av_frame_free(&dist);
         return AVERROR(EINVAL);
     }
-    if ((ret = fill_picture(ctx, dist, &pic_dist)) < 0 ||
-        (ret = fill_picture(ctx, ref, &pic_ref)) < 0) {
+    if ((ret = vmaf_cuda_pairing_event(&s->pairing, ctx, fs, dist, ref, s->nb_sent,
+                                       s->sdr_models)) < 0 ||
+        (ret = fill_picture(ctx, dist, 0, &pic_dist)) < 0 ||
+        (ret = fill_picture(ctx, ref, 1, &pic_ref)) < 0) {
         av_frame_free(&dist);
         return ret;
     }
@@ -680,7 +762,8 @@ static int on_event(FFFrameSync *fs)
         av_frame_free(&ref_keep);
         return session_error(ctx, "vmaf_cuda_send", st);
     }
-    if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++)) < 0)
+    scored = s->n_subsample <= 1 || s->nb_sent % s->n_subsample == 0;
+    if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++, scored)) < 0)
         return ret;
     return drain(ctx, 0);
 }
@@ -703,30 +786,90 @@ static int finish(AVFilterContext *ctx)
 static int activate(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
-    int ret = ff_framesync_activate(&s->fs);
+    int ret;
 
-    if (ret < 0)
+    if ((ret = vmaf_cuda_pairing_observe(&s->pairing, ctx)) < 0)
+        return ret;
+    update_out_index(ctx);
+    if ((ret = ff_framesync_activate(&s->fs)) < 0)
         return ret;
     if (s->fs.eof && !s->eof_done) {
         /* framesync has just marked the output's end; the frames still queued (at
          * least the last one, whose motion score needs the flush) go out now, ahead
          * of that status in the output link's queue. */
         s->eof_done = 1;
+        vmaf_cuda_pairing_report(&s->pairing, ctx);
+        if (!s->nb_sent) {
+            av_log(ctx, AV_LOG_ERROR, "no frame pair was scored (no main frame met a "
+                   "reference frame): no log%s written, no VMAF score\n",
+                   s->log_path ? " file" : "");
+            drain(ctx, 1);
+            return AVERROR(EINVAL);
+        }
         return finish(ctx);
     }
     return 0;
+}
+
+/** Frames with a library index that went downstream and were taken from the link. */
+static int64_t frames_output(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    int64_t n = s->nb_out_indexed, idx;
+
+    update_out_index(ctx);
+    for (size_t i = 0; s->out_index && av_fifo_peek(s->out_index, &idx, 1, i) >= 0; i++)
+        n -= idx >= 0;
+    return n;
+}
+
+/** The log file, then one "VMAF score:" line per model (as FFmpeg's libvmaf filter). */
+static void write_results(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    int64_t output = frames_output(ctx);
+    double score;
+    int st;
+
+    if (output < s->nb_sent) {
+        /* the output was closed early (-frames:v N): log and pool what went out */
+        av_log(ctx, AV_LOG_VERBOSE, "%"PRId64" of the %"PRId64" frames sent were output: "
+               "the log and the score cover those\n", output, s->nb_sent);
+        if ((st = vmaf_cuda_truncate(s->session, (unsigned)output)) < 0) {
+            session_error(ctx, "vmaf_cuda_truncate", st);
+            return;
+        }
+    }
+    if (!output) {
+        av_log(ctx, AV_LOG_ERROR, "no scored frame was output: no log%s written, no VMAF "
+               "score\n", s->log_path ? " file" : "");
+        return;
+    }
+    if (s->log_path) {
+        double secs = (s->t_flush - s->t_first_send) / 1e6;
+        double fps = secs > 0 ? s->nb_sent / secs : NAN;
+        st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
+        if (st < 0)
+            session_error(ctx, "vmaf_cuda_write_log", st);
+    }
+    for (unsigned i = 0; i < s->nb_models; i++) {
+        st = vmaf_cuda_pooled(s->session, vmaf_cuda_model_name(s->session, i),
+                              s->pool_method, &score);
+        if (st < 0)
+            session_error(ctx, "vmaf_cuda_pooled", st);
+        else
+            av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
+    }
 }
 
 static av_cold void uninit(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     PendingFrame p;
-    double score;
     int st;
 
-    ff_framesync_uninit(&s->fs);
-
     if (s->session && s->nb_sent) {
+        vmaf_cuda_pairing_report(&s->pairing, ctx);
         if (!s->flushed) {
             s->flushed = 1;
             s->t_flush = av_gettime_relative();
@@ -740,39 +883,33 @@ static av_cold void uninit(AVFilterContext *ctx)
             if (st != VMAF_CUDA_OK)
                 break;
             s->nb_scored++;
-            note_model_name(s, &fs);
         }
         if (st != VMAF_CUDA_EOF && st != VMAF_CUDA_EAGAIN)
             session_error(ctx, "vmaf_cuda_receive", st);
-
-        if (s->log_path) {
-            double secs = (s->t_flush - s->t_first_send) / 1e6;
-            double fps = secs > 0 ? s->nb_sent / secs : NAN;
-            st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
-            if (st < 0)
-                session_error(ctx, "vmaf_cuda_write_log", st);
-        }
-        if (s->first_model_name) {
-            st = vmaf_cuda_pooled(s->session, s->first_model_name, s->pool_method, &score);
-            if (st < 0)
-                session_error(ctx, "vmaf_cuda_pooled", st);
-            else
-                av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
-        }
+        else
+            write_results(ctx);
     }
 
     /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when the
-     * input's hardware frames appear, has no session and says nothing) */
-    if (s->session && !s->nb_sent)
+     * input's hardware frames appear, has no session and says nothing; at the end of
+     * the stream activate has already said it) */
+    if (s->session && !s->nb_sent && !s->eof_done)
         av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no VMAF score\n",
                s->log_path ? " file" : "");
 
+    ff_framesync_uninit(&s->fs);
+    vmaf_cuda_close(s->session);
+    s->session = NULL;
     while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
         free_pending(&p);
     av_fifo_freep2(&s->pending);
-    av_freep(&s->first_model_name);
-    vmaf_cuda_close(s->session);
-    s->session = NULL;
+    if (s->kept)
+        release_kept(s, 1);
+    av_fifo_freep2(&s->kept);
+    av_fifo_freep2(&s->out_index);
+    vmaf_cuda_pairing_uninit(&s->pairing);
+    for (int i = 0; i < 2; i++)
+        av_freep(&s->luma_copy[i]);
     av_buffer_unref(&s->hw_device);
 }
 

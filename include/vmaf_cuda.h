@@ -112,6 +112,9 @@ typedef struct VmafCudaSettings {
     unsigned frames_in_flight; /**< frames computed ahead of readback, 1..16 (default 4); the CUDA
                                 backend computes half of them at once (at most 4) */
     const char *model_search_dir; /**< NULL: built-in models only; else also look for version=NAME as DIR/NAME.json */
+    int no_prediction;       /**< non-zero: no model at all (libvmaf `vmaf --no_prediction`): only
+                                  `features` are computed, which must not be empty; `models`
+                                  is ignored and vmaf_cuda_model_count() is 0 (default 0) */
 } VmafCudaSettings;
 
 /** Where a picture's luma samples live. */
@@ -158,7 +161,7 @@ int vmaf_cuda_open(VmafCudaSession **out, const VmafCudaSettings *s,
 /** Closes a session and frees everything it owns; NULL is accepted. */
 void vmaf_cuda_close(VmafCudaSession *vs);
 
-/** Number of models of the session (>= 1). */
+/** Number of models of the session (>= 1; 0 with no_prediction). */
 unsigned vmaf_cuda_model_count(const VmafCudaSession *vs);
 
 /** Score key of model `i` (0-based, in the order given), e.g. "vmaf"; NULL if out of range. */
@@ -196,12 +199,39 @@ int vmaf_cuda_receive(VmafCudaSession *vs, VmafCudaFrameScores *out);
 /** Marks the end of the stream: all remaining frames become final. */
 int vmaf_cuda_flush(VmafCudaSession *vs);
 
+/**
+ * Keeps only the first `frames` frames (send order) for vmaf_cuda_pooled() and
+ * vmaf_cuda_write_log(), as if the stream had ended after frame `frames - 1`: later
+ * frames are dropped, and the new last frame's motion2/motion3 (and so its model
+ * scores) are recomputed as libvmaf computes them for a last frame (its own motion
+ * SAD, no successor). For a caller that sent frames it then did not output, e.g. an
+ * FFmpeg filter whose output was closed after N frames (`-frames:v N`). Scores
+ * already returned by vmaf_cuda_receive() are not changed. `frames` >= the number
+ * sent does nothing; 0 drops every frame (pooling then fails with EINVAL).
+ * Call after vmaf_cuda_flush(). Errors: ESTATE (before flush).
+ */
+int vmaf_cuda_truncate(VmafCudaSession *vs, unsigned frames);
+
+/**
+ * Number of frames, counted from the first sent, whose pictures the session no longer
+ * reads: the device pictures (reference and distorted) of frames 0 .. n-1 may be
+ * freed or overwritten, including frames that n_subsample skips, which
+ * vmaf_cuda_receive() never returns. Motion reads a frame's reference again while
+ * computing the next frame, so n trails the frames computed by one; after
+ * vmaf_cuda_flush() every frame sent is released. Host pictures are released when
+ * vmaf_cuda_send() returns. Returns 0 for NULL.
+ */
+unsigned vmaf_cuda_pictures_released(const VmafCudaSession *vs);
+
 /** Pooled score of a feature or model (by the names of VmafCudaFrameScores) over
  *  all scored frames. Errors: EINVAL (unknown name or no frame scored). */
 int vmaf_cuda_pooled(VmafCudaSession *vs, const char *name, enum VmafCudaPool pool,
                      double *out);
 
 /** Writes the libvmaf-format log of all frames received so far (call after flush).
+ *  A regular file is written under a temporary name in the same folder and renamed
+ *  to `path` once complete, so `path` holds a whole log or is untouched (a failed
+ *  write leaves no partial file); other paths (e.g. /dev/stdout) are written directly.
  *  `precision`: digits after the decimal point, 1..17; 6 is libvmaf's own format
  *  (%.6f, or %.16f for values with more than 6 leading fractional zeros); -1 is
  *  "max": each double printed so that parsing it gives the same double (%.17g).

@@ -49,7 +49,8 @@ done
 # The filter source: repository file -> name inside libavfilter/.
 copy_filter_files() {
     local pair from to
-    for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/compat.h:vf_vmaf_cuda_compat.h"; do
+    for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/vmaf_cuda_pairing.c:vmaf_cuda_pairing.c" \
+                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/compat.h:vf_vmaf_cuda_compat.h"; do
         from="$repo_root/${pair%%:*}"
         to="$src/libavfilter/${pair#*:}"
         [ -f "$from" ] || die "missing $from"

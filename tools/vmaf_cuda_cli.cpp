@@ -20,13 +20,18 @@ using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
 
 struct Args {
-    std::string ref, dist, output, backend = "auto", precision = "6";
+    std::string ref, dist, output, backend = "auto", precision = "6", cpumask;
     unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
-    long frame_cnt = -1;
+    long frame_cnt = -1, frame_skip_ref = 0, frame_skip_dist = 0;
     int cuda_device = -1;
     std::vector<std::string> models, features;
     bool xml = false, json = false, csv = false, sub = false, quiet = false;
+    bool no_prediction = false;
 };
+
+void warn(const std::string& msg) {
+    std::fprintf(stderr, "vmaf-cuda: warning: %s\n", msg.c_str());
+}
 
 int fail(const std::string& msg) {
     std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
@@ -37,6 +42,48 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
     std::string out;
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
     return out;
+}
+
+/// One `--feature` as libvmaf's `vmaf` reads it (tools/cli_parse.c): the extractor's
+/// name up to the first '=', then ':'-separated key=value options, e.g.
+/// `adm=adm_enhn_gain_limit=1.0:debug=false`. Returned in the library's syntax
+/// (`name=adm:adm_enhn_gain_limit=1.0:debug=false`).
+std::string feature_option(const std::string& arg) {
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    if (name.empty()) throw InputError("--feature '" + arg + "': no feature name");
+    std::string out = "name=" + name;
+    if (eq == std::string::npos) return out;
+    std::size_t pos = eq + 1;
+    while (pos <= arg.size()) {
+        std::size_t end = arg.find(':', pos);
+        if (end == std::string::npos) end = arg.size();
+        const std::string kv = arg.substr(pos, end - pos);
+        if (!kv.empty()) {
+            const std::size_t e = kv.find('=');
+            if (e == std::string::npos || e == 0 || e + 1 == kv.size())
+                throw InputError("Problem parsing feature \"" + name + "\", bad option string \"" +
+                                 kv + "\" (options are key=value, separated by ':')");
+            out += ":" + kv;
+        }
+        pos = end + 1;
+    }
+    return out;
+}
+
+/// The label `vmaf` prints before a model's pooled score: its version= or path=.
+std::string model_label(const std::string& model) {
+    std::string label = "vmaf_v0.6.1";
+    std::size_t pos = 0;
+    while (pos <= model.size()) {
+        std::size_t end = model.find(':', pos);
+        if (end == std::string::npos) end = model.size();
+        const std::string kv = model.substr(pos, end - pos);
+        if (kv.rfind("version=", 0) == 0) label = kv.substr(8);
+        if (kv.rfind("path=", 0) == 0) label = kv.substr(5);
+        pos = end + 1;
+    }
+    return label;
 }
 
 /// --precision: 1..17 digits, or "max" (-1).
@@ -72,12 +119,12 @@ int run(const Args& a) {
     if (rf.bpc != df.bpc)
         return fail("reference is " + std::to_string(rf.bpc) + "-bit but distorted is " +
                     std::to_string(df.bpc) + "-bit: bit depths must match");
-    if (ref.frame_count() >= 0 && dist.frame_count() >= 0 &&
-        ref.frame_count() != dist.frame_count() &&
-        (a.frame_cnt < 0 || a.frame_cnt > std::min(ref.frame_count(), dist.frame_count())))
-        return fail("reference has " + std::to_string(ref.frame_count()) +
-                    " frames but distorted has " + std::to_string(dist.frame_count()) +
-                    " (use --frame_cnt to score fewer)");
+    std::vector<std::string> features;
+    for (const std::string& f : a.features) features.push_back(feature_option(f));
+    if (a.no_prediction && !a.models.empty())
+        return fail("--no_prediction scores no model: give -m or --no_prediction, not both");
+    if (a.no_prediction && features.empty())
+        return fail("--no_prediction without --feature: nothing to compute");
 
     VmafCudaSettings s;
     vmaf_cuda_default_settings(&s);
@@ -90,9 +137,10 @@ int run(const Args& a) {
     s.backend = a.backend == "cuda" ? VMAF_CUDA_BACKEND_CUDA
               : a.backend == "cpu" ? VMAF_CUDA_BACKEND_CPU : VMAF_CUDA_BACKEND_AUTO;
     const std::string models = join(a.models, "|");
-    const std::string features = join(a.features, "|");
+    const std::string feature_list = join(features, "|");
     s.models = models.empty() ? nullptr : models.c_str();
-    s.features = features.empty() ? nullptr : features.c_str();
+    s.features = feature_list.empty() ? nullptr : feature_list.c_str();
+    s.no_prediction = a.no_prediction;
     s.n_subsample = a.subsample;
     s.n_threads = a.threads;
     s.cuda_device = a.cuda_device;
@@ -109,6 +157,9 @@ int run(const Args& a) {
 
     std::vector<std::uint8_t> rl, dl;
     const ptrdiff_t pitch = ptrdiff_t(rf.width) * rf.bytes_per_sample();
+    // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
+    for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
+    for (long i = 0; i < a.frame_skip_dist && dist.read(dl); ++i) {}
     long n = 0;
     const auto t0 = std::chrono::steady_clock::now();
     VmafCudaFrameScores fs;
@@ -116,10 +167,12 @@ int run(const Args& a) {
         const bool hr = ref.read(rl);
         const bool hd = dist.read(dl);
         if (!hr && !hd) break;
-        if (hr != hd)
-            return fail(std::string(hr ? "distorted" : "reference") + " ended after " +
-                        std::to_string(n) + " frames, before the " +
-                        (hr ? "reference" : "distorted"));
+        if (hr != hd) {
+            // as libvmaf's vmaf: score the frames both inputs have
+            warn("\"" + (hr ? a.dist : a.ref) + "\" ended before \"" + (hr ? a.ref : a.dist) +
+                 "\": scoring the " + std::to_string(n) + " frames both have");
+            break;
+        }
         VmafCudaPicture rp{rl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
         VmafCudaPicture dp{dl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
         if (vmaf_cuda_send(vs, &rp, &dp) < 0) return fail(vmaf_cuda_error_message(vs));
@@ -128,9 +181,6 @@ int run(const Args& a) {
         while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
         if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs));
     }
-    if (a.frame_cnt >= 0 && n < a.frame_cnt)
-        return fail("--frame_cnt " + std::to_string(a.frame_cnt) + " asked, but the inputs hold " +
-                    std::to_string(n) + " frames");
     if (n == 0) return fail("no frames to score");
     if (vmaf_cuda_flush(vs) < 0) return fail(vmaf_cuda_error_message(vs));
     int r;
@@ -147,13 +197,22 @@ int run(const Args& a) {
             return fail(vmaf_cuda_error_message(vs));
     }
 
-    double score = 0;
-    const char* first_model = vmaf_cuda_model_name(vs, 0);
-    if (vmaf_cuda_pooled(vs, first_model, VMAF_CUDA_POOL_MEAN, &score) < 0)
-        return fail(vmaf_cuda_error_message(vs));
     if (!a.quiet)
         std::fprintf(stderr, "%ld frames in %.3f s (%.1f frames/s)\n", n, secs, fps);
-    std::printf("VMAF score: %f\n", score);
+    // vmaf's lines, "<version or path>: <pooled mean>" per model on stderr (not with -q
+    // and -o), then ours: "VMAF score: X" of the first model on stdout
+    std::vector<double> scores;
+    for (unsigned i = 0; i < vmaf_cuda_model_count(vs); ++i) {
+        double score = 0;
+        if (vmaf_cuda_pooled(vs, vmaf_cuda_model_name(vs, i), VMAF_CUDA_POOL_MEAN, &score) < 0)
+            return fail(vmaf_cuda_error_message(vs));
+        if (!a.quiet || a.output.empty())
+            std::fprintf(stderr, "%s: %f\n",
+                         model_label(i < a.models.size() ? a.models[i] : "").c_str(), score);
+        scores.push_back(score);
+    }
+    std::fflush(stderr);
+    if (!scores.empty()) std::printf("VMAF score: %f\n", scores[0]);
     return 0;
 }
 
@@ -175,7 +234,9 @@ int main(int argc, char** argv) {
     app.add_option("-m,--model", a.models,
                    "Model: version=NAME or path=FILE.json, with :name=, :enable_transform, "
                    ":disable_clip (repeatable; default version=vmaf_v0.6.1)");
-    app.add_option("--feature", a.features, "Extra feature: adm, vif, motion[:opt=val] (repeatable)");
+    app.add_option("--feature", a.features,
+                   "Extra feature as vmaf takes it: NAME or NAME=opt=val:opt=val (adm, vif, "
+                   "motion; repeatable)");
     app.add_option("-o,--output", a.output, "Log file to write");
     auto* fx = app.add_flag("--xml", a.xml, "Log in XML (default)");
     auto* fj = app.add_flag("--json", a.json, "Log in JSON");
@@ -185,7 +246,16 @@ int main(int argc, char** argv) {
     fj->excludes(fc)->excludes(fsu);
     fc->excludes(fsu);
     app.add_option("--subsample", a.subsample, "Score every N-th frame")->check(CLI::Range(1, 1 << 20));
-    app.add_option("--frame_cnt", a.frame_cnt, "Score only the first N frames")->check(CLI::Range(1L, 1L << 40));
+    app.add_option("--frame_cnt", a.frame_cnt, "Score at most the first N frames")->check(CLI::Range(1L, 1L << 40));
+    app.add_option("--frame_skip_ref", a.frame_skip_ref, "Skip the first N frames of the reference")
+        ->check(CLI::Range(0L, 1L << 40));
+    app.add_option("--frame_skip_dist", a.frame_skip_dist, "Skip the first N frames of the distorted")
+        ->check(CLI::Range(0L, 1L << 40));
+    app.add_flag("-n,--no_prediction", a.no_prediction,
+                 "No model: extract the --feature features only");
+    app.add_option("--cpumask", a.cpumask,
+                   "Accepted for vmaf compatibility; no effect (vmaf-cuda has one CPU path, "
+                   "libvmaf's scalar C arithmetic)");
     app.add_option("--threads", a.threads, "CPU worker threads");
     app.add_option("--precision", a.precision,
                    "Digits after the point in the log (default 6, as libvmaf), or 'max' (round-trip)");
@@ -193,7 +263,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
     app.add_option("--cuda-device", a.cuda_device, "CUDA device ordinal (default 0)")
         ->check(CLI::Range(0, 1 << 16));
-    app.add_flag("-q,--quiet", a.quiet, "Print only the score");
+    app.add_flag("-q,--quiet", a.quiet,
+                 "Print only the scores (no model score lines on stderr with -o, as vmaf)");
     const std::string archs = *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)";
     app.set_version_flag("--version", std::string("vmaf-cuda ") + vmaf_cuda_version() +
                                           "\nCUDA kernels: " + archs);

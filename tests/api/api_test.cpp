@@ -298,3 +298,159 @@ TEST_CASE("smallest size with worker threads, and absurd thread counts, work", "
         vmaf_cuda_close(vs);
     }
 }
+
+namespace {
+
+/// Sends frames [0, n) of `f` to `vs`, collecting the returned scores by name.
+void send_all(VmafCudaSession* vs, const Frames& f, unsigned n) {
+    VmafCudaFrameScores fs;
+    for (unsigned k = 0; k < n; ++k) {
+        const auto r = pack(f.ref[k], f.w, f.h, 8, f.w, 0);
+        const auto d = pack(f.dist[k], f.w, f.h, 8, f.w, 0);
+        VmafCudaPicture rp{r.data(), ptrdiff_t(f.w), 0, VMAF_CUDA_MEMORY_HOST};
+        VmafCudaPicture dp{d.data(), ptrdiff_t(f.w), 0, VMAF_CUDA_MEMORY_HOST};
+        REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+        CHECK(vmaf_cuda_pictures_released(vs) <= k + 1);
+        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {}
+    }
+    REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_pictures_released(vs) == n);
+    while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {}
+}
+
+std::string read_text(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return "";
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    std::fclose(f);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("scores come in libvmaf's feature collector order", "[api]") {
+    // adm's seven, motion's sad, vif's four, then motion2, motion3, then the models
+    VmafCudaSession* vs = open_cpu(64, 48, 8, "version=vmaf_v0.6.1|version=vmaf_v0.6.1neg");
+    const Frames f = make_frames(64, 48, 8, 2, 3);
+    const auto r = pack(f.ref[0], 64, 48, 8, 64, 0);
+    VmafCudaPicture rp{r.data(), 64, 0, VMAF_CUDA_MEMORY_HOST};
+    REQUIRE(vmaf_cuda_send(vs, &rp, &rp) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+    VmafCudaFrameScores fs;
+    REQUIRE(vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK);
+    const std::vector<std::string> expected = {
+        "integer_adm2", "integer_aim", "integer_adm3", "integer_adm_scale0", "integer_adm_scale1",
+        "integer_adm_scale2", "integer_adm_scale3", "VMAF_integer_feature_motion_sad_score",
+        "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+        "integer_adm2_egl_1", "integer_aim_egl_1", "integer_adm3_egl_1",
+        "integer_adm_scale0_egl_1", "integer_adm_scale1_egl_1", "integer_adm_scale2_egl_1",
+        "integer_adm_scale3_egl_1", "integer_vif_scale0_egl_1", "integer_vif_scale1_egl_1",
+        "integer_vif_scale2_egl_1", "integer_vif_scale3_egl_1", "integer_motion2",
+        "integer_motion3", "vmaf", "vmaf_v0.6.1neg"};
+    std::vector<std::string> got(fs.names, fs.names + fs.count);
+    CHECK(got == expected);
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("truncate to N frames gives the log and pool of a stream of N frames", "[api]") {
+    const Frames f = make_frames(64, 48, 8, 6, 11);
+    const std::string dir = std::string(VMAF_CUDA_DECODED_DIR);
+    const std::string a = dir + "/api_truncate_a.json", b = dir + "/api_truncate_b.json";
+    for (unsigned subsample : {1u, 2u}) {
+        INFO("n_subsample " << subsample);
+        VmafCudaSettings s;
+        vmaf_cuda_default_settings(&s);
+        s.width = 64;
+        s.height = 48;
+        s.backend = VMAF_CUDA_BACKEND_CPU;
+        s.n_subsample = subsample;
+        VmafCudaSession *full = nullptr, *four = nullptr;
+        REQUIRE(vmaf_cuda_open(&full, &s, nullptr, 0) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_open(&four, &s, nullptr, 0) == VMAF_CUDA_OK);
+        send_all(full, f, 6);
+        send_all(four, f, 5);
+        CHECK(vmaf_cuda_truncate(full, 5) == VMAF_CUDA_OK);
+        CHECK(vmaf_cuda_truncate(full, 9) == VMAF_CUDA_OK); // more than sent: nothing
+        double m1 = 0, m2 = 1;
+        REQUIRE(vmaf_cuda_pooled(full, "vmaf", VMAF_CUDA_POOL_MEAN, &m1) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_pooled(four, "vmaf", VMAF_CUDA_POOL_MEAN, &m2) == VMAF_CUDA_OK);
+        CHECK(m1 == m2);
+        REQUIRE(vmaf_cuda_write_log(full, a.c_str(), VMAF_CUDA_LOG_JSON, -1, NAN) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_write_log(four, b.c_str(), VMAF_CUDA_LOG_JSON, -1, NAN) == VMAF_CUDA_OK);
+        CHECK(read_text(a) == read_text(b));
+        CHECK(vmaf_cuda_truncate(full, 0) == VMAF_CUDA_OK);
+        CHECK(vmaf_cuda_pooled(full, "vmaf", VMAF_CUDA_POOL_MEAN, &m1) == VMAF_CUDA_EINVAL);
+        vmaf_cuda_close(full);
+        vmaf_cuda_close(four);
+    }
+    VmafCudaSession* vs = open_cpu(64, 48, 8);
+    CHECK(vmaf_cuda_truncate(vs, 1) == VMAF_CUDA_ESTATE);
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("the log replaces the file whole, through a temporary name", "[api]") {
+    const Frames f = make_frames(64, 48, 8, 2, 5);
+    const std::string path = std::string(VMAF_CUDA_DECODED_DIR) + "/api_log_rename.xml";
+    {
+        std::FILE* old = std::fopen(path.c_str(), "wb");
+        REQUIRE(old);
+        std::fputs("old", old);
+        std::fclose(old);
+    }
+    VmafCudaSession* vs = open_cpu(64, 48, 8);
+    send_all(vs, f, 2);
+    REQUIRE(vmaf_cuda_write_log(vs, path.c_str(), VMAF_CUDA_LOG_XML, 6, NAN) == VMAF_CUDA_OK);
+    const std::string text = read_text(path);
+    CHECK(text.rfind("<VMAF", 0) == 0);
+    CHECK(text.find("</VMAF>") != std::string::npos);
+    const std::string bad = std::string(VMAF_CUDA_DECODED_DIR) + "/no_such_dir/log.xml";
+    CHECK(vmaf_cuda_write_log(vs, bad.c_str(), VMAF_CUDA_LOG_XML, 6, NAN) == VMAF_CUDA_EIO);
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("worker threads beyond frames_in_flight give the same scores", "[api]") {
+    const Frames f = make_frames(64, 48, 8, 12, 8);
+    std::vector<double> means;
+    for (unsigned threads : {0u, 8u}) {
+        VmafCudaSettings s;
+        vmaf_cuda_default_settings(&s);
+        s.width = 64;
+        s.height = 48;
+        s.backend = VMAF_CUDA_BACKEND_CPU;
+        s.n_threads = threads;
+        s.frames_in_flight = 2;
+        VmafCudaSession* vs = nullptr;
+        REQUIRE(vmaf_cuda_open(&vs, &s, nullptr, 0) == VMAF_CUDA_OK);
+        send_all(vs, f, 12);
+        double m = 0;
+        REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_OK);
+        means.push_back(m);
+        vmaf_cuda_close(vs);
+    }
+    CHECK(means[0] == means[1]);
+}
+
+TEST_CASE("no_prediction: features only, no model", "[api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = 64;
+    s.height = 48;
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.no_prediction = 1;
+    VmafCudaSession* vs = nullptr;
+    char err[256];
+    CHECK(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(err).find("no_prediction") != std::string::npos);
+    s.features = "name=vif";
+    REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_model_count(vs) == 0);
+    const Frames f = make_frames(64, 48, 8, 2, 4);
+    send_all(vs, f, 2);
+    double m = 0;
+    CHECK(vmaf_cuda_pooled(vs, "integer_vif_scale0", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_EINVAL);
+    vmaf_cuda_close(vs);
+}

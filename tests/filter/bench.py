@@ -74,7 +74,7 @@ def bench_case(a, name, dis, ref, sw):
     n_e2e, fps_e2e = last_progress(err_e2e)
     _, fps_dec = last_progress(err_dec)
     score = re.findall(r"VMAF score: ([\d.]+)", err_e2e)
-    used = re.findall(r"libvmaf_cuda [^:]*: (.*)", err_e2e)
+    used = re.findall(r"\] vmaf_cuda \S+ \([^)]*\): (.*)", err_e2e)
     if n_e2e is not None and n_e2e != frames:
         print("warning: %s: %d output frames, expected %d" % (name, n_e2e, frames))
     return {

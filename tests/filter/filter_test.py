@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+import parity_cases
+
 SKIP_CODE = 77
 
 BBB_DIS = "media/bbb_dis_854x480_120f.mp4"
@@ -268,11 +270,13 @@ def t_cpu_two_models(r, backend="cpu", hw=False):
     neg_log_key = neg_key[len("score."):]
     compare_frames("json log (v0.6.1)", log_frames, golden, REQUIRED, "vmaf")
     compare_frames("json log (neg)", log_frames, golden_neg, REQUIRED_NEG, neg_log_key)
-    printed = vmaf_score_line(err)
-    if printed != "%f" % float(pooled["mean"]):
-        raise TestFailure("VMAF score: printed %s, golden mean of the first model %s"
-                          % (printed, pooled["mean"]))
-    return "vmaf and %s exact in metadata and log" % neg_key
+    _, pooled_neg = read_golden(r.path(BBB_NEG_GOLDEN))
+    printed = [l.split("VMAF score: ", 1)[1].strip() for l in err.splitlines() if "VMAF score: " in l]
+    expected = ["%f" % float(pooled["mean"]), "%f" % float(pooled_neg["mean"])]
+    if printed != expected:
+        raise TestFailure("VMAF score lines %s, golden means of the two models %s"
+                          % (printed, expected))
+    return "vmaf and %s exact in metadata and log; VMAF score: %s" % (neg_key, ", ".join(printed))
 
 
 def raw_hash(r, args):
@@ -336,15 +340,6 @@ def error_case(r, graph, expected, hw=False, dis=BBB_DIS, ref=BBB_REF):
 
 def t_err_size(r):
     return error_case(r, "[0:v]scale=640:360[d];[d][1:v]vmaf_cuda=backend=cpu", "input sizes differ")
-
-
-def t_err_depth(r):
-    return error_case(r, "[1:v]format=yuv420p10le[r];[0:v][r]vmaf_cuda=backend=cpu",
-                      "input bit depths differ")
-
-
-def t_err_format(r):
-    return error_case(r, "[1:v]format=nv12[r];[0:v][r]vmaf_cuda=backend=cpu", "input formats differ")
 
 
 def t_err_option(r):
@@ -416,8 +411,10 @@ def t_gpu_two_models(r):
 
 
 def t_gpu_err_mixed(r):
+    # CUDA and software frames meet in the format negotiation (one list for both inputs,
+    # as libvmaf's): FFmpeg cannot convert one into the other there
     return error_case(r, "[1:v]hwdownload,format=nv12[r];[0:v][r]vmaf_cuda",
-                      "both inputs must be CUDA frames or both software frames", hw=True)
+                      "Impossible to convert between the formats", hw=True)
 
 
 def t_gpu_err_cpu_backend(r):
@@ -426,7 +423,7 @@ def t_gpu_err_cpu_backend(r):
 
 
 def t_gpu_err_depth(r):
-    return error_case(r, "[0:v][1:v]vmaf_cuda", "input bit depths differ", hw=True,
+    return error_case(r, "[0:v][1:v]vmaf_cuda", "scale_cuda=format=", hw=True,
                       dis=BBB_DIS, ref=HEVC_REF)
 
 
@@ -445,13 +442,66 @@ def t_gpu_err_no_such_device(r):
                       "cuda_device=63: no such CUDA device (this machine has ")
 
 
+def t_gpu_nv12_vs_yuv420p(r):
+    # CUDA frames of two layouts with one luma (nv12 from NVDEC, yuv420p from scale_cuda)
+    return bitexact_case(r, "gpu_nv12_vs_yuv420p", BBB_DIS, BBB_REF, BBB_GOLDEN, hw=True,
+                         filter_prefix="[1:v]scale_cuda=format=yuv420p[r];[0:v][r]")
+
+
+def t_gpu_subsample_nvdec(r):
+    meta = r.tmp("gpu_subsample.meta")
+    graph = "[0:v][1:v]vmaf_cuda=n_subsample=4,metadata=print:file=%s" % meta
+    _, err, _ = r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF, hw=True) +
+                             ["-an", "-lavfi", graph, "-f", "null", "-"])
+    golden, _ = read_golden(r.path(BBB_GOLDEN))
+    frames = [(int(p) // 512, kv) for p, kv in read_metadata(meta) if "lavfi.vmaf.score" in kv]
+    if [k for k, _ in frames] != list(range(0, NB_FRAMES, 4)) or output_frame_count(err) != NB_FRAMES:
+        raise TestFailure("scored frames %s, %s out" % ([k for k, _ in frames][:10],
+                                                         output_frame_count(err)))
+    for k, kv in frames:
+        check_equal("frame %d vmaf" % k, kv["lavfi.vmaf.score"], golden[k]["vmaf"])
+    return "%d of %d NVDEC frames scored, exact" % (len(frames), NB_FRAMES)
+
+
+parity_cases.TestFailure = TestFailure
+parity_cases.BBB = (BBB_DIS, BBB_REF)
+
+
+def parity(case, hw=False):
+    """A test of parity_cases.py (clips made with the system ffmpeg; SKIP without it)."""
+    def t(r):
+        if not hasattr(r, "clips"):
+            r.clips = parity_cases.Clips(r, r.clip_ffmpeg)
+        try:
+            return case(r, r.clips, hw=hw)
+        except parity_cases.Skip as e:
+            print("  (%s)" % e)
+            return None
+    t.__name__ = "t_%s%s" % ("gpu_" if hw else "", case.__name__[len("case_"):])
+    return t
+
+
+PARITY_CPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
+              parity_cases.case_ref_shorter, parity_cases.case_copyts_offset,
+              parity_cases.case_vfr_drop, parity_cases.case_rates, parity_cases.case_timebases,
+              parity_cases.case_formats, parity_cases.case_frames_limit,
+              parity_cases.case_no_frames, parity_cases.case_log_file, parity_cases.case_vflip,
+              parity_cases.case_model_default_opts, parity_cases.case_log_key_order,
+              parity_cases.case_start_warnings, parity_cases.case_threads]
+# NVDEC frames: the pairing does not depend on the frames' memory, the limits do
+PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
+              parity_cases.case_rates, parity_cases.case_timebases,
+              parity_cases.case_frames_limit, parity_cases.case_no_frames,
+              parity_cases.case_log_key_order, parity_cases.case_start_warnings]
+
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
-             t_cpu_log_formats, t_cpu_subsample, t_err_size, t_err_depth, t_err_format,
+             t_cpu_log_formats, t_cpu_subsample, t_err_size,
              t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_log_path,
-             t_err_tiny, t_err_no_device]
+             t_err_tiny, t_err_no_device] + [parity(c) for c in PARITY_CPU]
 GPU_TESTS = [t_gpu_bbb_nvdec, t_gpu_hevc10_nvdec, t_gpu_bbb_upload, t_gpu_hevc10_upload_p010,
              t_gpu_two_models, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
-             t_gpu_err_depth, t_gpu_cuda_device, t_gpu_err_no_such_device]
+             t_gpu_err_depth, t_gpu_nv12_vs_yuv420p, t_gpu_subsample_nvdec, t_gpu_cuda_device,
+             t_gpu_err_no_such_device] + [parity(c, hw=True) for c in PARITY_GPU]
 
 
 def has_cuda_device():
@@ -476,6 +526,9 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="run tests whose name contains this")
     ap.add_argument("--workdir", help="keep outputs here (default: a temporary folder)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the ffmpeg commands")
+    ap.add_argument("--clip-ffmpeg", default="ffmpeg",
+                    help="the ffmpeg (with libx264) that makes the pairing test clips "
+                         "(default: ffmpeg on PATH)")
     a = ap.parse_args()
 
     if not os.access(a.ffmpeg, os.X_OK):
@@ -498,6 +551,7 @@ def main():
     workdir = a.workdir or tempfile.mkdtemp(prefix="vmaf_cuda_filter_")
     os.makedirs(workdir, exist_ok=True)
     r = Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
+    r.clip_ffmpeg = a.clip_ffmpeg
     tests = GPU_TESTS if a.gpu else CPU_TESTS
     if a.only:
         tests = [t for t in tests if any(o in t.__name__ for o in a.only)]

@@ -156,10 +156,17 @@ TEST_CASE("CLI errors name the problem", "[golden][cli]") {
             in.read(b.data(), std::streamsize(b.size()));
             std::ofstream(shortf, std::ios::binary).write(b.data(), std::streamsize(b.size()));
         }
-        const Proc p = run("-r '" + c.ref + "' -d '" + shortf.string() + "' -w 320 -h 240 -p 420 -b 8");
+        // as libvmaf's vmaf: the common frames are scored, with a warning
+        const fs::path log = dir / "short.json";
+        const Proc p = run("-r '" + c.ref + "' -d '" + shortf.string() +
+                           "' -w 320 -h 240 -p 420 -b 8 --backend cpu --json -o '" + log.string() + "'");
         INFO(p.output);
-        CHECK(p.status != 0);
-        CHECK(p.output.find("frames") != std::string::npos);
+        CHECK(p.status == 0);
+        CHECK(p.output.find("warning: \"" + shortf.string() + "\" ended before \"" + c.ref +
+                            "\": scoring the 2 frames both have") != std::string::npos);
+        std::ifstream in(log);
+        REQUIRE(in);
+        CHECK(nlohmann::json::parse(in).at("frames").size() == 2);
     }
     SECTION("unreadable model") {
         const Proc p = run(case_args(c) + " -m path=" + (dir / "missing.json").string());
@@ -172,6 +179,19 @@ TEST_CASE("CLI errors name the problem", "[golden][cli]") {
         INFO(p.output);
         CHECK(p.status != 0);
         CHECK(p.output.find("vmaf_v9") != std::string::npos);
+    }
+    SECTION("--feature as vmaf parses it: NAME=opt=val:opt=val") {
+        const Proc p = run(case_args(c) + " --backend cpu --feature adm=adm_enhn_gain_limit");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("Problem parsing feature \"adm\", bad option string "
+                            "\"adm_enhn_gain_limit\"") != std::string::npos);
+    }
+    SECTION("--no_prediction needs a --feature") {
+        const Proc p = run(case_args(c) + " --backend cpu -n");
+        INFO(p.output);
+        CHECK(p.status != 0);
+        CHECK(p.output.find("--no_prediction") != std::string::npos);
     }
     SECTION("bad Y4M header") {
         const fs::path y = dir / "bad.y4m";
@@ -192,6 +212,55 @@ TEST_CASE("CLI errors name the problem", "[golden][cli]") {
         INFO(p.output);
         CHECK(p.status != 0);
         CHECK(p.output.find("nothere.yuv") != std::string::npos);
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI options of libvmaf's vmaf: frame skips, features, no prediction, score lines",
+          "[golden][cli]") {
+    const fs::path dir = tmp_dir();
+    GoldenCase c;
+    for (const auto& k : golden_cases())
+        if (k.name == "testsrc2_320x240_8bit_3f") c = k;
+    REQUIRE(!c.name.empty());
+    auto frames_of = [](const fs::path& log) {
+        std::ifstream in(log);
+        return nlohmann::json::parse(in).at("frames");
+    };
+    SECTION("--frame_skip_ref/--frame_skip_dist, --cpumask and -q") {
+        const fs::path log = dir / "skip.json";
+        const Proc p = run(case_args(c) + " --backend cpu --frame_skip_ref 1 --frame_skip_dist 1"
+                           " --cpumask 0x38 -q --json -o '" + log.string() + "'");
+        INFO(p.output);
+        REQUIRE(p.status == 0);
+        CHECK(frames_of(log).size() == 2);
+        CHECK(p.output.find("vmaf_v0.6.1: ") == std::string::npos); // -q with -o, as vmaf
+        CHECK(p.output.find("VMAF score: ") != std::string::npos);
+    }
+    SECTION("one score line per model, as vmaf prints them") {
+        const Proc p = run(case_args(c) + " --backend cpu -m version=vmaf_v0.6.1"
+                           " -m version=vmaf_v0.6.1neg:name=neg");
+        INFO(p.output);
+        REQUIRE(p.status == 0);
+        const auto a = p.output.find("vmaf_v0.6.1: "), b = p.output.find("vmaf_v0.6.1neg: ");
+        CHECK(a != std::string::npos);
+        CHECK(b != std::string::npos);
+        CHECK(a < b);
+    }
+    SECTION("--no_prediction --feature NAME=opt=val: features only") {
+        const fs::path log = dir / "features.json";
+        const Proc p = run(case_args(c) + " --backend cpu -n --feature adm=adm_enhn_gain_limit=1.0"
+                           " --feature vif --json -o '" + log.string() + "'");
+        INFO(p.output);
+        REQUIRE(p.status == 0);
+        const auto f = frames_of(log);
+        REQUIRE(f.size() == 3);
+        const auto& m = f[0].at("metrics");
+        CHECK(m.contains("integer_adm2_egl_1"));
+        CHECK(m.contains("integer_vif_scale0"));
+        CHECK(!m.contains("vmaf"));
+        CHECK(m.size() == 11);
+        CHECK(p.output.find("VMAF score") == std::string::npos);
     }
     fs::remove_all(dir);
 }
