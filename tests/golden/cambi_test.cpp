@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `golden`: the CPU reference CAMBI (reference/cambi.h) against libvmaf v3.2.0's
+// own JSON logs (../shared/golden/libvmaf): every case of cases.tsv, every frame and the
+// pooled values, exact doubles; at default options (<case>.companion.json, key `cambi`)
+// and with the CAMBI options of every v1.0.16 model (<case>.<model>.json, key
+// `cambi_hrs_1080_cmxv_17_vlt_0.06`; cases where libvmaf failed on the model, in SpEED,
+// have an .error.txt instead and are skipped).
+
+#include "cambi.h"
+#include "golden_util.h"
+#include "pooling.h"
+#include "vmaf_cuda.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace vmaf_cuda_test;
+namespace ref = vmaf_cuda::ref;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string model_dir() {
+    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
+#ifdef VMAF_CUDA_MODEL_DIR
+    return VMAF_CUDA_MODEL_DIR;
+#else
+    return "models";
+#endif
+}
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return nlohmann::json::parse(in);
+}
+
+/// Counts comparisons; reports the first few mismatches in full.
+struct Comparer {
+    unsigned compared = 0, mismatched = 0;
+    void operator()(const std::string& where, double got, double expected) {
+        ++compared;
+        if (same_double(got, expected)) {
+            SUCCEED();
+            return;
+        }
+        if (mismatched++ < 5)
+            FAIL_CHECK(where << ": got " << fmt17(got) << ", libvmaf " << fmt17(expected));
+    }
+};
+
+/// Per-frame scores of a case; also cross-checks the order-free top-k pooling meant for
+/// the GPU (cambi_topk_exact) against libvmaf's quick-select wherever it claims equality.
+struct CaseRun {
+    std::vector<double> scores;
+    unsigned exact_scales = 0, total_scales = 0;
+};
+
+CaseRun run_case(const GoldenCase& c, const std::vector<std::vector<std::uint8_t>>& frames,
+                 const ref::CambiOptions& opt) {
+    const ref::CambiPlan plan = ref::cambi_plan(opt, c.width, c.height, c.bpc);
+    ref::CambiScratch s;
+    CaseRun out;
+    const std::ptrdiff_t pitch = std::ptrdiff_t(c.width) * (c.bpc > 8 ? 2 : 1);
+    for (const auto& f : frames) {
+        const ref::LumaView v{f.data(), pitch, c.width, c.height, c.bpc};
+        // Stages as a GPU port would run them, with both poolings per scale.
+        const ref::CambiPassGeometry& g = plan.dist;
+        std::vector<std::uint16_t> img(std::size_t(g.width) * g.height), mask(img.size());
+        std::vector<float> cv(img.size());
+        ref::cambi_preprocess(v, g.width, g.height, plan.enc_bitdepth, img.data());
+        ref::cambi_spatial_mask(img.data(), g.width, g.height, g.mask_index, mask.data());
+        ref::CambiPassScores ps{};
+        unsigned w = g.width, h = g.height;
+        for (unsigned sc = 0; sc < ref::kCambiScales; ++sc) {
+            if (sc > 0 || plan.high_res_speedup) {
+                const unsigned nw = (w + 1) >> 1, nh = (h + 1) >> 1;
+                ref::cambi_decimate(img.data(), w, nw, nh, img.data());
+                ref::cambi_decimate(mask.data(), w, nw, nh, mask.data());
+                w = nw, h = nh;
+            }
+            ref::cambi_filter_mode(img.data(), w, h, s.mode);
+            ref::cambi_c_values(img.data(), mask.data(), w, h, g.window_size, plan, cv.data(),
+                                s.hist);
+            const std::span<float> span(cv.data(), std::size_t(w) * h);
+            const ref::CambiTopkExact ex = ref::cambi_topk_exact(span, plan.topk);
+            ps.scale[sc] = ref::cambi_spatial_pooling(span, plan.topk);
+            ++out.total_scales;
+            if (ex.equals_libvmaf) {
+                ++out.exact_scales;
+                if (!same_double(ex.score, ps.scale[sc]))
+                    FAIL_CHECK(c.name << " scale " << sc << ": cambi_topk_exact " << fmt17(ex.score)
+                                      << " != quick-select " << fmt17(ps.scale[sc]));
+            }
+        }
+        out.scores.push_back(ref::cambi_finish(plan, ps, ps).cambi);
+    }
+    // The convenience driver gives the same numbers.
+    if (!frames.empty()) {
+        const ref::LumaView v{frames.back().data(), pitch, c.width, c.height, c.bpc};
+        CHECK(same_double(ref::cambi_frame(v, nullptr, plan, s).cambi, out.scores.back()));
+    }
+    return out;
+}
+
+void compare_log(Comparer& cmp, const std::string& what, const nlohmann::json& log,
+                 const std::string& key, const std::vector<double>& got) {
+    const auto& frames = log.at("frames");
+    REQUIRE(frames.size() == got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        INFO(what);
+        REQUIRE(frames[i].at("metrics").contains(key));
+        cmp(what + " frame " + std::to_string(i) + " " + key, got[i],
+            frames[i]["metrics"][key].get<double>());
+    }
+    const auto& pooled = log.at("pooled_metrics").at(key);
+    const std::pair<const char*, int> pools[] = {{"mean", VMAF_CUDA_POOL_MEAN},
+                                                 {"min", VMAF_CUDA_POOL_MIN},
+                                                 {"max", VMAF_CUDA_POOL_MAX},
+                                                 {"harmonic_mean", VMAF_CUDA_POOL_HARMONIC_MEAN}};
+    for (const auto& [name, method] : pools)
+        cmp(what + " pooled " + name + " " + key, vmaf_cuda::engine::pool(got, method),
+            pooled.at(name).get<double>());
+}
+
+/// CAMBI options of a model file (its feature_opts_dicts entry for Cambi_feature_*).
+ref::CambiOptions model_cambi_options(const std::string& model) {
+    const auto m = read_json(model_dir() + "/" + model + ".json").at("model_dict");
+    const auto& names = m.at("feature_names");
+    ref::CambiOptions o;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i].get<std::string>().rfind("Cambi_feature", 0) != 0) continue;
+        for (const auto& [k, v] : m.at("feature_opts_dicts")[i].items()) {
+            if (k == "cambi_high_res_speedup") o.cambi_high_res_speedup = v.get<int>();
+            else if (k == "cambi_vis_lum_threshold") o.cambi_vis_lum_threshold = v.get<double>();
+            else if (k == "cambi_max_val") o.cambi_max_val = v.get<double>();
+            else if (k == "window_size") o.window_size = v.get<unsigned>();
+            else if (k == "topk") o.topk = v.get<double>();
+            else if (k == "cambi_topk") o.cambi_topk = v.get<double>();
+            else if (k == "tvi_threshold") o.tvi_threshold = v.get<double>();
+            else if (k == "max_log_contrast") o.max_log_contrast = v.get<unsigned>();
+            else FAIL("model " << model << ": CAMBI option " << k << " not handled by the test");
+        }
+    }
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("cambi: option names as libvmaf logs them") {
+    ref::CambiOptions o;
+    CHECK(ref::cambi_feature_name(o) == "cambi");
+    o.cambi_high_res_speedup = 1080;
+    o.cambi_vis_lum_threshold = 0.06;
+    o.cambi_max_val = 17.0;
+    CHECK(ref::cambi_feature_name(o) == "cambi_hrs_1080_cmxv_17_vlt_0.06");
+    o = {};
+    o.full_ref = true;
+    o.eotf = "pq";
+    o.window_size = 63;
+    CHECK(ref::cambi_output_names(o) ==
+          std::vector<std::string>{"cambi_eotf_pq_ws_63", "cambi_source", "cambi_full_reference"});
+    CHECK_THROWS_AS(ref::cambi_plan(ref::CambiOptions{}, 200, 200, 8), std::invalid_argument);
+    o = {};
+    o.eotf = "hlg";
+    CHECK_THROWS_AS(ref::cambi_plan(o, 320, 240, 8), std::invalid_argument);
+}
+
+TEST_CASE("cambi: every golden case, default and v1.0.16 model options, vs libvmaf logs") {
+    const std::string lv = require_golden_dir() + "/libvmaf";
+    Comparer cmp;
+    unsigned model_logs = 0, skipped = 0, exact_scales = 0, total_scales = 0;
+    for (const auto& c : golden_cases()) {
+        const auto frames = read_luma_frames(c, c.dist);
+        REQUIRE(frames.size() == c.frames);
+
+        // Default options: the companion log.
+        {
+            const CaseRun r = run_case(c, frames, ref::CambiOptions{});
+            exact_scales += r.exact_scales;
+            total_scales += r.total_scales;
+            compare_log(cmp, c.name + " (defaults)", read_json(lv + "/" + c.name + ".companion.json"),
+                        "cambi", r.scores);
+        }
+
+        // Every v1.0.16 model log of this case; runs once per distinct option set.
+        std::map<std::string, std::vector<double>> by_name;
+        std::vector<std::string> models;
+        for (const auto& e : fs::directory_iterator(lv)) {
+            const std::string f = e.path().filename().string();
+            const std::string pre = c.name + ".vmaf_v1.0.16";
+            if (f.rfind(pre, 0) != 0 || f.size() < 5) continue;
+            const auto dot = f.find('.');
+            const std::string rest = f.substr(dot + 1);
+            if (rest.size() > 10 && rest.compare(rest.size() - 10, 10, ".error.txt") == 0) {
+                ++skipped;
+                continue;
+            }
+            if (rest.size() > 5 && rest.compare(rest.size() - 5, 5, ".json") == 0)
+                models.push_back(rest.substr(0, rest.size() - 5));
+        }
+        std::sort(models.begin(), models.end());
+        for (const auto& m : models) {
+            const ref::CambiOptions o = model_cambi_options(m);
+            const std::string key = ref::cambi_feature_name(o);
+            auto it = by_name.find(key);
+            if (it == by_name.end()) it = by_name.emplace(key, run_case(c, frames, o).scores).first;
+            compare_log(cmp, c.name + " (" + m + ")", read_json(lv + "/" + c.name + "." + m + ".json"),
+                        key, it->second);
+            ++model_logs;
+        }
+    }
+    WARN("cambi: " << cmp.compared << " values compared, " << cmp.mismatched << " mismatched; "
+                   << model_logs << " model logs (" << skipped << " .error.txt skipped); "
+                   << "order-free top-k provably equal on " << exact_scales << " of "
+                   << total_scales << " scale poolings");
+    CHECK(cmp.mismatched == 0);
+    CHECK(model_logs > 0);
+}
+
+TEST_CASE("cambi: full_ref on identical pictures") {
+    const auto cases = golden_cases();
+    const GoldenCase& c = cases.front();
+    const auto frames = read_luma_frames(c, c.dist);
+    ref::CambiOptions o;
+    o.full_ref = true;
+    const ref::CambiPlan plan = ref::cambi_plan(o, c.width, c.height, c.bpc);
+    ref::CambiScratch s;
+    const ref::LumaView v{frames[0].data(), std::ptrdiff_t(c.width) * (c.bpc > 8 ? 2 : 1),
+                          c.width, c.height, c.bpc};
+    const ref::CambiScores r = ref::cambi_frame(v, &v, plan, s);
+    CHECK(same_double(r.cambi, r.source));
+    CHECK(r.full_reference == 0.0);
+}
