@@ -342,6 +342,18 @@ CambiPlan cambi_plan(const CambiOptions& o, unsigned w, unsigned h, unsigned bpc
 
     const int v_lo = int(p.vlt_luma) - 3 * int(p.num_diffs) + 1;
     p.v_band_base = static_cast<std::uint16_t>(v_lo > 0 ? v_lo : 0);
+    // libvmaf's band size is uint16: below zero it wraps and libvmaf v3.2.0 crashes
+    // (segmentation fault, checked at vlt 85 and above with the default tvi and mlc).
+    if (int(p.tvi_for_diff[p.num_diffs - 1]) + 1 < int(p.v_band_base)) {
+        char b[320];
+        std::snprintf(b, sizeof b,
+                      "cambi: cambi_vis_lum_threshold %g puts the smallest visible luma (%d, "
+                      "10-bit) above every contrast threshold (largest %d): no banding can be "
+                      "measured (libvmaf v3.2.0 crashes with these options)",
+                      o.cambi_vis_lum_threshold, int(p.vlt_luma),
+                      int(p.tvi_for_diff[p.num_diffs - 1]) - int(p.num_diffs));
+        throw std::invalid_argument(b);
+    }
     p.v_band_size =
         static_cast<std::uint16_t>(p.tvi_for_diff[p.num_diffs - 1] + 1 - p.v_band_base);
     return p;
@@ -471,10 +483,10 @@ void cambi_c_values(const std::uint16_t* img, const std::uint16_t* mask, unsigne
                     std::vector<std::uint16_t>& hist) {
     std::fill(c, c + std::size_t(w) * h, 0.0f);
     const int base = plan.v_band_base;
-    const int band = int(plan.tvi_for_diff[plan.num_diffs - 1]) + 1 - base;
-    // An empty band (libvmaf's uint16 size wraps) leaves every c-value at 0: a pixel that
-    // passes its band test is above every threshold.
-    if (band <= 0) return;
+    // An empty band leaves every c-value at 0 (cambi_plan() refuses a negative one).
+    if (plan.v_band_size == 0 ||
+        int(plan.tvi_for_diff[plan.num_diffs - 1]) + 1 < base)
+        return;
     const int size = plan.v_band_size; // == band here
     const int pad = int(window_size >> 1);
     const int nd = int(plan.num_diffs);

@@ -58,9 +58,24 @@
 ///
 /// Valid input: width or height >= 216 at the pass size (libvmaf's CAMBI_MIN_WIDTH_HEIGHT),
 /// bpc 8..16 with samples below 2^bpc (else std::invalid_argument, as libvmaf's -EINVAL).
-/// Where a scale's plane is narrower or shorter than half the window, libvmaf reads stale
-/// rows or columns of its buffers; this reference then uses the clipped window, which is
-/// libvmaf's result at every size where libvmaf's is reproducible.
+/// Refused as well, before the first frame: a scaled window above 65 (libvmaf fails in
+/// init) and a cambi_vis_lum_threshold above every contrast threshold (libvmaf crashes).
+///
+/// Where libvmaf's numbers are not reproducible, this reference computes the definition:
+/// - where a scale's plane is narrower or shorter than half the window, libvmaf reads
+///   rows or columns of its buffers beyond the plane (stale data of earlier scales or
+///   frames); here the window is clipped to the plane (the two agreed on the thin frames
+///   tried, e.g. 2000x64 with window_size 127);
+/// - 10-bit input with full_ref and a source width whose 32-sample-aligned row is wider
+///   than the input's: libvmaf copies the distorted plane with memcpy of the input's
+///   stride into its wider buffer (cambi.c, decimate_generic_uint16_and_convert_to_10b),
+///   so its distorted score reads misaligned rows and uninitialised memory; here the
+///   distorted plane is converted like at every other bit depth.
+///
+/// Checked beyond the golden logs against libvmaf v3.2.0's scalar build: every option
+/// (enc size, enc_bitdepth, window_size, topk, cambi_topk, tvi_threshold, mlc 0..5, pq,
+/// cambi_eotf, vlt, cmxv, full_ref with smaller and larger source sizes, hrs 1080/1440/
+/// 2160) at 8..16 bits, odd sizes, 1080p, 1440p and 4K: identical doubles.
 
 #include <array>
 #include <cstdint>

@@ -170,6 +170,17 @@ TEST_CASE("cambi: option names as libvmaf logs them") {
     o = {};
     o.eotf = "hlg";
     CHECK_THROWS_AS(ref::cambi_plan(o, 320, 240, 8), std::invalid_argument);
+    // Where libvmaf v3.2.0 fails: a visibility threshold above every contrast threshold
+    // (it crashes), a scaled window above 65 (3000x220 with window_size 127 gives 69).
+    o = {};
+    o.cambi_vis_lum_threshold = 100.0;
+    CHECK_THROWS_AS(ref::cambi_plan(o, 576, 324, 10), std::invalid_argument);
+    o.cambi_vis_lum_threshold = 80.0;
+    CHECK_NOTHROW(ref::cambi_plan(o, 576, 324, 10));
+    o = {};
+    o.window_size = 127;
+    CHECK_THROWS_AS(ref::cambi_plan(o, 3000, 220, 10), std::invalid_argument);
+    CHECK(ref::cambi_plan(o, 2000, 64, 10).dist.window_size == 43);
 }
 
 TEST_CASE("cambi: every golden case, default and v1.0.16 model options, vs libvmaf logs") {
