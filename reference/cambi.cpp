@@ -556,19 +556,27 @@ CambiTopkExact cambi_topk_exact(std::span<const float> c, double topk) {
     std::vector<float> v(c.begin(), c.end());
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end(), std::greater<float>());
     const float kth = v[std::size_t(k - 1)];
-    // Units of 2^-24; every nonzero c-value is >= 0.5, hence an integer count of units.
+    // Units of 2^-24: every nonzero c-value is >= 0.5, hence a whole number of units.
     bool units_ok = true;
+    float min_pos = kth; // smallest nonzero value of the top k
     auto units = [&](float f) {
         if (f != 0.0f && !(f >= 0.5f)) units_ok = false;
+        if (f > 0.0f && (min_pos == 0.0f || f < min_pos)) min_pos = f;
         return static_cast<std::uint64_t>(std::ldexp(double(f), 24));
     };
-    std::uint64_t sum = 0;
+    std::uint64_t sum = 0; // < 2^63 for frames up to 7680x4320 (c < 9507)
     int taken = 0;
     for (const float f : c)
         if (f > kth) sum += units(f), ++taken;
     sum += units(kth) * std::uint64_t(k - taken);
+    // All top-k values are multiples of the float ulp of the smallest nonzero one,
+    // 2^(e - 24) = 2^e units (frexp exponent e); so is every partial sum, and doubles hold
+    // every multiple of it below 2^53 of them.
+    int e = 0;
+    if (min_pos > 0.0f) std::frexp(min_pos, &e);
+    const int bits = 53 + e;
     CambiTopkExact r;
-    r.equals_libvmaf = units_ok && sum < (std::uint64_t{1} << 53);
+    r.equals_libvmaf = units_ok && (bits >= 64 || sum < (std::uint64_t{1} << bits));
     r.score = std::ldexp(double(sum), -24) / k;
     return r;
 }

@@ -50,11 +50,15 @@
 /// reproduces (`__int2float_rn`, `__fmul_rn`; no FMA is possible there). Stage 4 is the
 /// only order-dependent float reduction. Every nonzero c-value is >= 0.5 and < 2^14, so
 /// it is an integer multiple of 2^-24: summed as int64 units of 2^-24 the top-k sum is
-/// exact in any order, and libvmaf's double sum equals it whenever that exact sum is
-/// below 2^29 (every partial sum is then representable). cambi_topk_exact() computes the
-/// pooled score that way (k-th largest by value, no reordering) and says whether it is
-/// guaranteed to equal libvmaf's; when it is not, the c-values of that scale must go to
-/// the host for cambi_spatial_pooling().
+/// exact in any order. libvmaf's double sum (in quick-select order) equals it whenever
+/// every partial sum is representable: all top-k values are multiples of u, the float ulp
+/// of the smallest nonzero one, so it suffices that the sum is below 2^53 * u (2^29 when
+/// that value is in [0.5, 1); about 2^41, never reached, when it is >= 2048).
+/// cambi_topk_exact() computes the pooled score that way (k-th largest by value, e.g. a
+/// radix select on the float bits, no reordering) and says whether it is guaranteed to
+/// equal libvmaf's; when it is not, that scale's c-values must go to the host for
+/// cambi_spatial_pooling(). All 1470 scale poolings of the golden cases, and 4K frames
+/// with strong banding, are in the guaranteed case.
 ///
 /// Valid input: width or height >= 216 at the pass size (libvmaf's CAMBI_MIN_WIDTH_HEIGHT),
 /// bpc 8..16 with samples below 2^bpc (else std::invalid_argument, as libvmaf's -EINVAL).
@@ -201,7 +205,8 @@ double cambi_spatial_pooling(std::span<float> c, double topk);
 /// above the k-th largest, then copies of it), summed exactly in units of 2^-24.
 struct CambiTopkExact {
     double score = 0;          ///< exact_sum / k, in double
-    bool equals_libvmaf = false; ///< true when the exact sum is below 2^29 (see header)
+    bool equals_libvmaf = false; ///< the exact sum is below 2^53 ulps of the smallest
+                                 ///< nonzero top-k value (see the file comment)
 };
 CambiTopkExact cambi_topk_exact(std::span<const float> c, double topk);
 

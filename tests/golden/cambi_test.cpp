@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,30 @@ TEST_CASE("cambi: every golden case, default and v1.0.16 model options, vs libvm
                    << total_scales << " scale poolings");
     CHECK(cmp.mismatched == 0);
     CHECK(model_logs > 0);
+}
+
+TEST_CASE("cambi: order-free top-k pooling says when it cannot match the quick-select") {
+    // c-values as CAMBI makes them (0, or >= 0.5): large ones (strong banding) and small
+    // ones with full mantissas; the top-k sum (~5.4e9) is far above 2^53 ulps of 0.5.
+    std::mt19937 rng(1);
+    std::vector<float> c;
+    for (int i = 0; i < 600000; ++i) c.push_back(float(9000 + (rng() % 100000) / 7.0));
+    for (int i = 0; i < 300000; ++i)
+        c.push_back(std::nextafter(0.5f + float(rng()) / 8.6e9f, 1.0f));
+    c.resize(c.size() + 400000, 0.0f);
+    for (std::size_t i = c.size() - 1; i > 0; --i) std::swap(c[i], c[rng() % (i + 1)]);
+    const ref::CambiTopkExact ex = ref::cambi_topk_exact(c, 0.6);
+    std::vector<float> q = c;
+    const double qs = ref::cambi_spatial_pooling(q, 0.6);
+    CHECK_FALSE(ex.equals_libvmaf);
+    CHECK_FALSE(same_double(ex.score, qs)); // the summation order matters here
+    // Without the small values every top-k value is a multiple of 2^-12: guaranteed.
+    std::vector<float> big;
+    for (const float f : c)
+        if (f > 1.0f || f == 0.0f) big.push_back(f);
+    const ref::CambiTopkExact ex2 = ref::cambi_topk_exact(big, 0.6);
+    CHECK(ex2.equals_libvmaf);
+    CHECK(same_double(ex2.score, ref::cambi_spatial_pooling(big, 0.6)));
 }
 
 TEST_CASE("cambi: full_ref on identical pictures") {
