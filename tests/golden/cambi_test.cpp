@@ -4,7 +4,8 @@
 // pooled values, exact doubles; at default options (<case>.companion.json, key `cambi`)
 // and with the CAMBI options of every v1.0.16 model (<case>.<model>.json, key
 // `cambi_hrs_1080_cmxv_17_vlt_0.06`; cases where libvmaf failed on the model, in SpEED,
-// have an .error.txt instead and are skipped).
+// have an .error.txt instead and are skipped); then every other option against
+// cambi_options.tsv (libvmaf v3.2.0's values, how they were made is in its header).
 
 #include "cambi.h"
 #include "golden_util.h"
@@ -14,10 +15,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -234,6 +238,123 @@ TEST_CASE("cambi: every golden case, default and v1.0.16 model options, vs libvm
                    << total_scales << " scale poolings");
     CHECK(cmp.mismatched == 0);
     CHECK(model_logs > 0);
+}
+
+namespace {
+
+/// CambiOptions from libvmaf's "name=value:name=value" syntax ("-": none).
+ref::CambiOptions parse_cambi_options(const std::string& s) {
+    ref::CambiOptions o;
+    if (s == "-") return o;
+    std::stringstream ss(s);
+    std::string kv;
+    while (std::getline(ss, kv, ':')) {
+        const auto eq = kv.find('=');
+        const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        if (k == "enc_width") o.enc_width = unsigned(std::stoul(v));
+        else if (k == "enc_height") o.enc_height = unsigned(std::stoul(v));
+        else if (k == "enc_bitdepth") o.enc_bitdepth = unsigned(std::stoul(v));
+        else if (k == "src_width") o.src_width = unsigned(std::stoul(v));
+        else if (k == "src_height") o.src_height = unsigned(std::stoul(v));
+        else if (k == "window_size") o.window_size = unsigned(std::stoul(v));
+        else if (k == "topk") o.topk = std::stod(v);
+        else if (k == "cambi_topk") o.cambi_topk = std::stod(v);
+        else if (k == "tvi_threshold") o.tvi_threshold = std::stod(v);
+        else if (k == "cambi_vis_lum_threshold") o.cambi_vis_lum_threshold = std::stod(v);
+        else if (k == "max_log_contrast") o.max_log_contrast = unsigned(std::stoul(v));
+        else if (k == "cambi_max_val") o.cambi_max_val = std::stod(v);
+        else if (k == "cambi_high_res_speedup") o.cambi_high_res_speedup = std::stoi(v);
+        else if (k == "eotf") o.eotf = v;
+        else if (k == "cambi_eotf") o.cambi_eotf = v;
+        else if (k == "full_ref") o.full_ref = v == "true";
+        else throw std::runtime_error("cambi_options.tsv: unknown option " + k);
+    }
+    return o;
+}
+
+/// Luma planes of the table's input spec: "all", or "frames=F,N;upscale=U" (frames
+/// F..F+N-1, each sample repeated U x U times).
+std::vector<std::vector<std::uint8_t>> table_input(const GoldenCase& c,
+                                                   const std::vector<std::vector<std::uint8_t>>& all,
+                                                   const std::string& spec, unsigned& w,
+                                                   unsigned& h) {
+    w = c.width, h = c.height;
+    if (spec == "all") return all;
+    unsigned first = 0, count = 0, up = 1;
+    if (std::sscanf(spec.c_str(), "frames=%u,%u;upscale=%u", &first, &count, &up) != 3)
+        throw std::runtime_error("cambi_options.tsv: bad input " + spec);
+    const std::size_t bps = c.bpc > 8 ? 2 : 1;
+    w = c.width * up, h = c.height * up;
+    std::vector<std::vector<std::uint8_t>> out;
+    for (unsigned n = first; n < first + count; ++n) {
+        std::vector<std::uint8_t> p(std::size_t(w) * h * bps);
+        for (unsigned y = 0; y < h; ++y)
+            for (unsigned x = 0; x < w; ++x)
+                for (std::size_t k = 0; k < bps; ++k)
+                    p[(std::size_t(y) * w + x) * bps + k] =
+                        all.at(n)[(std::size_t(y / up) * c.width + x / up) * bps + k];
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("cambi: every other option vs libvmaf v3.2.0 (cambi_options.tsv)") {
+    std::ifstream in(VMAF_CUDA_CAMBI_TABLE);
+    REQUIRE(in);
+    struct Row { unsigned frame; std::string key; double value; };
+    std::vector<std::pair<std::array<std::string, 3>, std::vector<Row>>> runs;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ls(line);
+        std::array<std::string, 6> f;
+        for (auto& x : f) std::getline(ls, x, '\t');
+        const std::array<std::string, 3> id{f[0], f[1], f[2]};
+        if (runs.empty() || runs.back().first != id) runs.push_back({id, {}});
+        runs.back().second.push_back({unsigned(std::stoul(f[3])), f[4], std::strtod(f[5].c_str(), nullptr)});
+    }
+    std::map<std::string, GoldenCase> cases;
+    for (const auto& c : golden_cases()) cases[c.name] = c;
+    std::map<std::string, std::pair<std::vector<std::vector<std::uint8_t>>,
+                                    std::vector<std::vector<std::uint8_t>>>> clips;
+    Comparer cmp;
+    for (const auto& [id, rows] : runs) {
+        const GoldenCase& c = cases.at(id[0]);
+        auto it = clips.find(c.name);
+        if (it == clips.end())
+            it = clips.emplace(c.name, std::make_pair(read_luma_frames(c, c.ref),
+                                                      read_luma_frames(c, c.dist))).first;
+        unsigned w = 0, h = 0;
+        const auto ref_frames = table_input(c, it->second.first, id[1], w, h);
+        const auto dis_frames = table_input(c, it->second.second, id[1], w, h);
+        const ref::CambiOptions opt = parse_cambi_options(id[2]);
+        const ref::CambiPlan plan = ref::cambi_plan(opt, w, h, c.bpc);
+        const auto names = ref::cambi_output_names(opt);
+        ref::CambiScratch s;
+        const std::ptrdiff_t pitch = std::ptrdiff_t(w) * (c.bpc > 8 ? 2 : 1);
+        std::vector<std::map<std::string, double>> got;
+        for (std::size_t i = 0; i < dis_frames.size(); ++i) {
+            const ref::LumaView d{dis_frames[i].data(), pitch, w, h, c.bpc};
+            const ref::LumaView r{ref_frames[i].data(), pitch, w, h, c.bpc};
+            const ref::CambiScores sc = ref::cambi_frame(d, &r, plan, s);
+            std::map<std::string, double> m{{names[0], sc.cambi}};
+            if (opt.full_ref) m[names[1]] = sc.source, m[names[2]] = sc.full_reference;
+            got.push_back(m);
+        }
+        for (const Row& row : rows) {
+            const std::string where = c.name + " " + id[1] + " " + id[2] + " frame " +
+                                      std::to_string(row.frame) + " " + row.key;
+            INFO(where);
+            REQUIRE(row.frame < got.size());
+            REQUIRE(got[row.frame].count(row.key) == 1);
+            cmp(where, got[row.frame][row.key], row.value);
+        }
+    }
+    WARN("cambi options table: " << runs.size() << " option runs, " << cmp.compared
+                                 << " values compared, " << cmp.mismatched << " mismatched");
+    CHECK(cmp.mismatched == 0);
 }
 
 TEST_CASE("cambi: order-free top-k pooling says when it cannot match the quick-select") {
