@@ -30,13 +30,18 @@
 ///      mask by 2 (sample (2x, 2y); sizes (n + 1) >> 1);
 ///    - mode filter of the image (cambi_filter_mode(), rows 0 and h-1 untouched);
 ///      the next scale decimates the filtered image;
-///    - c-values (cambi_c_values()): for each masked pixel, window counts
-///      p(v) = number of masked pixels of value v in the window x 2 (window_size square,
-///      clipped to the plane) -- integer histograms, exact in any summation order --
-///      then one float per pixel,
-///      c = max over d of (float)(weight[d] * p0 * p) * recip[p0 + p]
-///      (int product converted to float, then a float multiply; recip is libvmaf's
-///      float table, cambi_reciprocal_table()). Unmasked pixels have c = 0.
+///    - c-values (cambi_c_values()): with pad = window_size / 2, the window counts
+///        p(v) = number of masked pixels of 10-bit value v in [x-pad, x+pad] x
+///               [y-pad, y+pad] (clipped to the plane),
+///      counting only values of the plan's band [v_band_base, v_band_base + v_band_size)
+///      (integer histograms: exact in any summation order). A masked pixel of value v0
+///      in the band, with V = v0 + num_diffs and p0 = p(v0), takes for every step
+///      d = 0..num_diffs-1 with V <= tvi_for_diff[d] and V + d + 1 > vlt_luma
+///        p   = max(p(v0 + d + 1), p(v0 - d - 1))          (0 below the band)
+///        c_d = (float)(diff_weight[d] * p0 * p) * recip[p0 + p]
+///      (the int product rounded to float, then one float multiply; recip is libvmaf's
+///      float table, cambi_reciprocal_table()), and c = the largest c_d, or 0. Unmasked
+///      and out-of-band pixels have c = 0.
 /// 4. Pooling per scale (order-dependent double sum: host only, see below):
 ///    k = clip((int)(topk * n), 1, n); libvmaf's quick-select moves the k largest
 ///    c-values to the front; their sum in double, in the order the quick-select leaves
