@@ -199,6 +199,73 @@ int topk_count(double topk, std::size_t n_elements) {
 
 } // namespace
 
+// ---------------------------------------------------------------- options
+
+bool cambi_set_option(CambiOptions& o, const std::string& name, const std::string& value) {
+    // libvmaf's dictionary: numeric texts (sscanf "%f %c" reads one number only) become
+    // "%g" of their strtof value.
+    std::string v = value;
+    {
+        float f = 0;
+        char c = 0;
+        if (std::sscanf(value.c_str(), "%f %c", &f, &c) == 1) {
+            char* end = nullptr;
+            const double d = std::strtof(value.c_str(), &end);
+            if (!(d == 0 && end == value.c_str())) {
+                char b[64];
+                std::snprintf(b, sizeof b, "%g", d);
+                v = b;
+            }
+        }
+    }
+    const auto bad = [&](const char* what) {
+        return std::invalid_argument("cambi: option " + name + "=" + value + ": " + what);
+    };
+    // libvmaf set_option_int / set_option_double: atoi / atof, 0 only from a leading '0'.
+    const auto as_int = [&](int lo, int hi) {
+        const int n = std::atoi(v.c_str());
+        if (n == 0 && v[0] != '0') throw bad("not a number");
+        if (n < lo || n > hi) throw bad(("outside [" + std::to_string(lo) + ", " +
+                                         std::to_string(hi) + "]").c_str());
+        return n;
+    };
+    const auto as_double = [&](double lo, double hi) {
+        const double n = std::atof(v.c_str());
+        if (n == 0 && v[0] != '0') throw bad("not a number");
+        if (n < lo || n > hi) {
+            char b[96];
+            std::snprintf(b, sizeof b, "outside [%g, %g]", lo, hi);
+            throw bad(b);
+        }
+        return n;
+    };
+    if (name == "cambi_max_val") o.cambi_max_val = as_double(0.0, 1000.0);
+    else if (name == "enc_width") o.enc_width = unsigned(as_int(180, 7680));
+    else if (name == "enc_height") o.enc_height = unsigned(as_int(150, 7680));
+    else if (name == "enc_bitdepth") o.enc_bitdepth = unsigned(as_int(6, 16));
+    else if (name == "src_width") o.src_width = unsigned(as_int(320, 7680));
+    else if (name == "src_height") o.src_height = unsigned(as_int(200, 4320));
+    else if (name == "window_size") o.window_size = unsigned(as_int(15, 127));
+    else if (name == "topk") o.topk = as_double(0.0001, 1.0);
+    else if (name == "cambi_topk") o.cambi_topk = as_double(0.0001, 1.0);
+    else if (name == "tvi_threshold") o.tvi_threshold = as_double(0.0001, 1.0);
+    else if (name == "cambi_vis_lum_threshold") o.cambi_vis_lum_threshold = as_double(0.0, 300.0);
+    else if (name == "max_log_contrast") o.max_log_contrast = unsigned(as_int(0, 5));
+    else if (name == "cambi_high_res_speedup") o.cambi_high_res_speedup = as_int(0, 2160);
+    else if (name == "eotf") o.eotf = v;
+    else if (name == "cambi_eotf") o.cambi_eotf = v;
+    else if (name == "full_ref") {
+        if (v == "true") o.full_ref = true;
+        else if (v == "false") o.full_ref = false;
+        else throw bad("not true or false");
+    } else if (name == "heatmaps_path") {
+        // A debugging dump of libvmaf's; not implemented.
+    } else {
+        return false;
+    }
+    return true;
+}
+
 // ---------------------------------------------------------------- names
 
 std::string cambi_feature_name(const CambiOptions& o) {

@@ -120,6 +120,18 @@ struct CambiOptions {
     bool full_ref = false;            ///< also score the reference (no name suffix)
 };
 
+/// Sets one option from its libvmaf name and the text a user (`--feature cambi=...`, the
+/// FFmpeg filter) or a model's feature_opts_dicts gave, as libvmaf v3.2.0 does: a numeric
+/// text is first normalised like libvmaf's option dictionary (strtof, then printed with
+/// %g, so 6 significant digits: "0x20" -> "32", "0.0191234567" -> "0.0191235"), then
+/// parsed as the option's type (int: atoi, double: atof, bool: "true" / "false", string
+/// as is) and range-checked (ranges as in CambiOptions; an explicit enc_width=0 is out of
+/// range). Aliases (vlt, hrs, cmxv, ...) only name outputs: libvmaf ignores them as
+/// input, as it ignores unknown names; both return false and change nothing.
+/// `heatmaps_path` is accepted and ignored (returns true).
+/// 	hrows std::invalid_argument for a value libvmaf refuses, naming the option.
+bool cambi_set_option(CambiOptions& opt, const std::string& name, const std::string& value);
+
 /// Output name of the main score as libvmaf logs it: "cambi", followed for every option
 /// that differs from its default (sorted by option name) by "_<alias or name>_<value>"
 /// (int: %d, double: %g, string as is), e.g. "cambi_hrs_1080_cmxv_17_vlt_0.06".

@@ -134,7 +134,8 @@ void compare_log(Comparer& cmp, const std::string& what, const nlohmann::json& l
             pooled.at(name).get<double>());
 }
 
-/// CAMBI options of a model file (its feature_opts_dicts entry for Cambi_feature_*).
+/// CAMBI options of a model file (its feature_opts_dicts entry for Cambi_feature_*), set
+/// as libvmaf sets them (the JSON text of each value through cambi_set_option()).
 ref::CambiOptions model_cambi_options(const std::string& model) {
     const auto m = read_json(model_dir() + "/" + model + ".json").at("model_dict");
     const auto& names = m.at("feature_names");
@@ -142,15 +143,9 @@ ref::CambiOptions model_cambi_options(const std::string& model) {
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i].get<std::string>().rfind("Cambi_feature", 0) != 0) continue;
         for (const auto& [k, v] : m.at("feature_opts_dicts")[i].items()) {
-            if (k == "cambi_high_res_speedup") o.cambi_high_res_speedup = v.get<int>();
-            else if (k == "cambi_vis_lum_threshold") o.cambi_vis_lum_threshold = v.get<double>();
-            else if (k == "cambi_max_val") o.cambi_max_val = v.get<double>();
-            else if (k == "window_size") o.window_size = v.get<unsigned>();
-            else if (k == "topk") o.topk = v.get<double>();
-            else if (k == "cambi_topk") o.cambi_topk = v.get<double>();
-            else if (k == "tvi_threshold") o.tvi_threshold = v.get<double>();
-            else if (k == "max_log_contrast") o.max_log_contrast = v.get<unsigned>();
-            else FAIL("model " << model << ": CAMBI option " << k << " not handled by the test");
+            const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+            if (!ref::cambi_set_option(o, k, text))
+                FAIL("model " << model << ": CAMBI option " << k << " is not an option name");
         }
     }
     return o;
@@ -186,6 +181,41 @@ TEST_CASE("cambi: option names as libvmaf logs them") {
     o.window_size = 127;
     CHECK_THROWS_AS(ref::cambi_plan(o, 3000, 220, 10), std::invalid_argument);
     CHECK(ref::cambi_plan(o, 2000, 64, 10).dist.window_size == 43);
+}
+
+TEST_CASE("cambi: options set as libvmaf sets them") {
+    ref::CambiOptions o;
+    // Aliases and unknown names are ignored by libvmaf (the output stays "cambi").
+    CHECK_FALSE(ref::cambi_set_option(o, "vlt", "0.06"));
+    CHECK_FALSE(ref::cambi_set_option(o, "bogus", "3"));
+    CHECK(ref::cambi_feature_name(o) == "cambi");
+    // Numbers go through libvmaf's dictionary (strtof, %g) first.
+    CHECK(ref::cambi_set_option(o, "window_size", "0x20"));
+    CHECK(o.window_size == 32);
+    CHECK(ref::cambi_set_option(o, "tvi_threshold", "0.0191234567"));
+    CHECK(o.tvi_threshold == 0.0191235);
+    CHECK(ref::cambi_set_option(o, "topk", "0.6000001")); // "0.6": the default again
+    CHECK(ref::cambi_feature_name(o) == "cambi_tvit_0.0191235_ws_32");
+    // Refused by libvmaf ("problem loading feature extractor").
+    CHECK_THROWS_AS(ref::cambi_set_option(o, "cambi_max_val", "abc"), std::invalid_argument);
+    CHECK_THROWS_AS(ref::cambi_set_option(o, "full_ref", "1"), std::invalid_argument);
+    CHECK_THROWS_AS(ref::cambi_set_option(o, "enc_width", "0"), std::invalid_argument);
+    CHECK_THROWS_AS(ref::cambi_set_option(o, "window_size", "14"), std::invalid_argument);
+    CHECK(ref::cambi_set_option(o, "full_ref", "true"));
+    CHECK(o.full_ref);
+
+    // libvmaf v3.2.0 with --feature cambi=window_size=0x20 on src01 8-bit, frame 0.
+    for (const auto& c : golden_cases()) {
+        if (c.name != "src01_576x324_3f_8bit") continue;
+        ref::CambiOptions w;
+        REQUIRE(ref::cambi_set_option(w, "window_size", "0x20"));
+        REQUIRE(ref::cambi_feature_name(w) == "cambi_ws_32");
+        const auto frames = read_luma_frames(c, c.dist);
+        ref::CambiScratch s;
+        const ref::LumaView v{frames[0].data(), std::ptrdiff_t(c.width), c.width, c.height, c.bpc};
+        const double got = ref::cambi_frame(v, nullptr, ref::cambi_plan(w, c.width, c.height, c.bpc), s).cambi;
+        CHECK(fmt17(got) == "0.30098264001458724");
+    }
 }
 
 TEST_CASE("cambi: every golden case, default and v1.0.16 model options, vs libvmaf logs") {
@@ -250,24 +280,8 @@ ref::CambiOptions parse_cambi_options(const std::string& s) {
     std::string kv;
     while (std::getline(ss, kv, ':')) {
         const auto eq = kv.find('=');
-        const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-        if (k == "enc_width") o.enc_width = unsigned(std::stoul(v));
-        else if (k == "enc_height") o.enc_height = unsigned(std::stoul(v));
-        else if (k == "enc_bitdepth") o.enc_bitdepth = unsigned(std::stoul(v));
-        else if (k == "src_width") o.src_width = unsigned(std::stoul(v));
-        else if (k == "src_height") o.src_height = unsigned(std::stoul(v));
-        else if (k == "window_size") o.window_size = unsigned(std::stoul(v));
-        else if (k == "topk") o.topk = std::stod(v);
-        else if (k == "cambi_topk") o.cambi_topk = std::stod(v);
-        else if (k == "tvi_threshold") o.tvi_threshold = std::stod(v);
-        else if (k == "cambi_vis_lum_threshold") o.cambi_vis_lum_threshold = std::stod(v);
-        else if (k == "max_log_contrast") o.max_log_contrast = unsigned(std::stoul(v));
-        else if (k == "cambi_max_val") o.cambi_max_val = std::stod(v);
-        else if (k == "cambi_high_res_speedup") o.cambi_high_res_speedup = std::stoi(v);
-        else if (k == "eotf") o.eotf = v;
-        else if (k == "cambi_eotf") o.cambi_eotf = v;
-        else if (k == "full_ref") o.full_ref = v == "true";
-        else throw std::runtime_error("cambi_options.tsv: unknown option " + k);
+        if (!ref::cambi_set_option(o, kv.substr(0, eq), kv.substr(eq + 1)))
+            throw std::runtime_error("cambi_options.tsv: unknown option " + kv);
     }
     return o;
 }
