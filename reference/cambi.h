@@ -129,7 +129,7 @@ struct CambiOptions {
 /// range). Aliases (vlt, hrs, cmxv, ...) only name outputs: libvmaf ignores them as
 /// input, as it ignores unknown names; both return false and change nothing.
 /// `heatmaps_path` is accepted and ignored (returns true).
-/// 	hrows std::invalid_argument for a value libvmaf refuses, naming the option.
+/// \throws std::invalid_argument for a value libvmaf refuses, naming the option.
 bool cambi_set_option(CambiOptions& opt, const std::string& name, const std::string& value);
 
 /// Output name of the main score as libvmaf logs it: "cambi", followed for every option
