@@ -62,8 +62,9 @@
 /// cambi_topk_exact() computes the pooled score that way (k-th largest by value, e.g. a
 /// radix select on the float bits, no reordering) and says whether it is guaranteed to
 /// equal libvmaf's; when it is not, that scale's c-values must go to the host for
-/// cambi_spatial_pooling(). All 1470 scale poolings of the golden cases, and 4K frames
-/// with strong banding, are in the guaranteed case.
+/// cambi_spatial_pooling(). All 1470 scale poolings of the golden cases are in the
+/// guaranteed case; strongly banded 10-bit frames near 4K are not, at scale 0 (bbb 10-bit
+/// upscaled: the order-free sum differs there in the last digits; see cambi_test).
 ///
 /// Valid input: width or height >= 216 at the pass size (libvmaf's CAMBI_MIN_WIDTH_HEIGHT),
 /// bpc 8..16 with samples below 2^bpc (else std::invalid_argument, as libvmaf's -EINVAL).

@@ -371,6 +371,35 @@ TEST_CASE("cambi: every other option vs libvmaf v3.2.0 (cambi_options.tsv)") {
     CHECK(cmp.mismatched == 0);
 }
 
+TEST_CASE("cambi: a banded 3416x1920 frame whose pooling depends on the quick-select order") {
+    // bbb 10-bit frame 33, each sample repeated 4 x 4 (cambi_options.tsv has libvmaf's
+    // score of it, which the table test matches): at scale 0 the top-k sum is beyond the
+    // order-free guarantee and the order-free result really differs, so only the
+    // quick-select replica gives libvmaf's number there.
+    GoldenCase c;
+    for (const auto& g : golden_cases())
+        if (g.name == "bbb_854x480_120f_10bit_hevc") c = g;
+    REQUIRE(c.width == 854);
+    const auto all = read_luma_frames(c, c.dist);
+    unsigned w = 0, h = 0;
+    const auto frames = table_input(c, all, "frames=33,1;upscale=4", w, h);
+    const ref::CambiPlan plan = ref::cambi_plan(ref::CambiOptions{}, w, h, c.bpc);
+    const ref::LumaView v{frames[0].data(), std::ptrdiff_t(w) * 2, w, h, c.bpc};
+    const auto& g = plan.dist;
+    std::vector<std::uint16_t> img(std::size_t(w) * h), mask(img.size()), scratch;
+    std::vector<float> cv(img.size());
+    ref::cambi_preprocess(v, w, h, plan.enc_bitdepth, img.data());
+    ref::cambi_spatial_mask(img.data(), w, h, g.mask_index, mask.data());
+    ref::cambi_filter_mode(img.data(), w, h, scratch);
+    ref::cambi_c_values(img.data(), mask.data(), w, h, g.window_size, plan, cv.data(), scratch);
+    const ref::CambiTopkExact ex = ref::cambi_topk_exact(cv, plan.topk);
+    const double qs = ref::cambi_spatial_pooling(cv, plan.topk);
+    CHECK_FALSE(ex.equals_libvmaf);
+    CHECK_FALSE(same_double(ex.score, qs));
+    ref::CambiScratch s;
+    CHECK(fmt17(ref::cambi_frame(v, nullptr, plan, s).cambi) == "5.9967437864092359");
+}
+
 TEST_CASE("cambi: order-free top-k pooling says when it cannot match the quick-select") {
     // c-values as CAMBI makes them (0, or >= 0.5): large ones (strong banding) and small
     // ones with full mantissas; the top-k sum (~5.4e9) is far above 2^53 ulps of 0.5.
