@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `golden`: the CPU reference of libvmaf's float extractors (float_motion,
+// float_vif, float_adm) against libvmaf v3.2.0's own JSON logs of vmaf_float_v0.6.1:
+// every case, every frame, every float feature key, and the pooled mean, min, max and
+// harmonic mean of each, exact doubles.
+
+#include "float_motion.h"
+#include "float_vif.h"
+#include "golden_util.h"
+#include "pooling.h"
+#include "vmaf_cuda.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace vmaf_cuda_test;
+namespace ref = vmaf_cuda::ref;
+
+namespace {
+
+using Series = std::map<std::string, std::vector<double>>; // log name -> per-frame values
+
+ref::LumaView view(const GoldenCase& c, const std::vector<std::uint8_t>& frame) {
+    ref::LumaView v;
+    v.data = frame.data();
+    v.pitch = std::ptrdiff_t(c.width) * (c.bpc > 8 ? 2 : 1);
+    v.width = c.width;
+    v.height = c.height;
+    v.bpc = c.bpc;
+    return v;
+}
+
+void add_motion(const GoldenCase& c, const std::vector<std::vector<std::uint8_t>>& refs,
+                Series& out) {
+    const ref::FloatMotionOptions opt;
+    ref::FloatMotionScratch scratch(c.width, c.height);
+    std::vector<float> prev, cur, rows(c.height);
+    std::vector<double> sad(refs.size(), 0.0);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+        ref::float_motion_blur(view(c, refs[i]), opt, scratch, cur);
+        if (i > 0) {
+            ref::float_motion_row_sums(prev, cur, c.width, c.height, rows);
+            sad[i] = ref::float_motion_finish(rows, c.width, c.height);
+        }
+        std::swap(prev, cur);
+    }
+    const ref::FloatMotionScores s = ref::float_motion_pool(sad, opt);
+    const auto names = ref::float_motion_feature_names(opt);
+    out[names[0]] = s.motion;
+    out[names[1]] = s.motion2;
+    out[names[2]] = s.motion3;
+}
+
+void add_vif(const GoldenCase& c, const std::vector<std::vector<std::uint8_t>>& refs,
+             const std::vector<std::vector<std::uint8_t>>& dists, Series& out) {
+    const ref::FloatVifOptions opt;
+    ref::FloatVifScratch scratch(c.width, c.height, opt);
+    const auto names = ref::float_vif_feature_names(opt);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+        ref::FloatVifAccum acc;
+        ref::float_vif_accumulate(view(c, refs[i]), view(c, dists[i]), opt, scratch, acc);
+        const ref::FloatVifScores s = ref::float_vif_finish(acc, opt);
+        for (int k = 0; k < 4; ++k) out[names[k]].push_back(s.scale[k]);
+    }
+}
+
+/// Compares the keys of `ours` present in libvmaf's log; returns how many were checked.
+std::size_t compare(const std::string& case_name, const nlohmann::json& g, const Series& ours,
+                    const std::string& feature) {
+    std::size_t checked = 0, bad = 0;
+    std::string first;
+    const auto& frames = g.at("frames");
+    for (const auto& [key, values] : ours) {
+        bool present = false;
+        for (std::size_t f = 0; f < frames.size(); ++f) {
+            const auto& m = frames[f].at("metrics");
+            if (!m.contains(key)) continue;
+            present = true;
+            ++checked;
+            const double want = m.at(key).get<double>();
+            if (!same_double(values.at(f), want) && !bad++)
+                first = "frame " + std::to_string(f) + " " + key + ": got " + fmt17(values.at(f)) +
+                        " expected " + fmt17(want);
+        }
+        INFO(case_name << ": libvmaf's log has no key '" << key << "'");
+        CHECK(present);
+        const auto& pooled = g.at("pooled_metrics");
+        if (!pooled.contains(key)) continue;
+        const char* names[] = {"mean", "harmonic_mean", "min", "max"};
+        for (int p = 0; p < 4; ++p) {
+            const double got = vmaf_cuda::engine::pool(values, p == 0   ? VMAF_CUDA_POOL_MEAN
+                                                               : p == 1 ? VMAF_CUDA_POOL_HARMONIC_MEAN
+                                                               : p == 2 ? VMAF_CUDA_POOL_MIN
+                                                                        : VMAF_CUDA_POOL_MAX);
+            const double want = pooled.at(key).at(names[p]).get<double>();
+            ++checked;
+            if (!same_double(got, want) && !bad++)
+                first = std::string("pooled ") + names[p] + " " + key + ": got " + fmt17(got) +
+                        " expected " + fmt17(want);
+        }
+    }
+    INFO(case_name << " " << feature << ": " << bad << " of " << checked
+                   << " values differ; first: " << first);
+    CHECK(bad == 0);
+    std::printf("%s %s: %zu of %zu values bit-exact%s%s\n", case_name.c_str(), feature.c_str(),
+                checked - bad, checked, bad ? "; first mismatch: " : "", first.c_str());
+    return checked;
+}
+
+nlohmann::json golden_log(const GoldenCase& c) {
+    const std::string path = golden_dir() + "/libvmaf/" + c.name + ".vmaf_float_v0.6.1.json";
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return nlohmann::json::parse(in);
+}
+
+template <class Fn>
+void run_feature(const char* feature, Fn&& compute) {
+    const auto cases = golden_cases();
+    REQUIRE(cases.size() >= 14);
+    for (const GoldenCase& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const nlohmann::json g = golden_log(c);
+            const auto refs = read_luma_frames(c, c.ref);
+            const auto dists = read_luma_frames(c, c.dist);
+            REQUIRE(refs.size() == c.frames);
+            REQUIRE(dists.size() == c.frames);
+            REQUIRE(g.at("frames").size() == c.frames);
+            Series s;
+            compute(c, refs, dists, s);
+            CHECK(compare(c.name, g, s, feature) > 0);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("float_motion equals libvmaf's log on every golden case", "[golden][float]") {
+    run_feature("float_motion", [](const GoldenCase& c, const auto& refs, const auto&, Series& s) {
+        add_motion(c, refs, s);
+    });
+}
+
+TEST_CASE("float_vif equals libvmaf's log on every golden case", "[golden][float]") {
+    run_feature("float_vif", [](const GoldenCase& c, const auto& refs, const auto& dists, Series& s) {
+        add_vif(c, refs, dists, s);
+    });
+}
