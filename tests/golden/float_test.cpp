@@ -4,6 +4,7 @@
 // every case, every frame, every float feature key, and the pooled mean, min, max and
 // harmonic mean of each, exact doubles.
 
+#include "float_adm.h"
 #include "float_motion.h"
 #include "float_vif.h"
 #include "golden_util.h"
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,6 +71,22 @@ void add_vif(const GoldenCase& c, const std::vector<std::vector<std::uint8_t>>& 
     }
 }
 
+void add_adm(const GoldenCase& c, const std::vector<std::vector<std::uint8_t>>& refs,
+             const std::vector<std::vector<std::uint8_t>>& dists, Series& out) {
+    const ref::FloatAdmOptions opt;
+    ref::FloatAdmScratch scratch(c.width, c.height);
+    const auto names = ref::float_adm_feature_names(opt);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+        ref::FloatAdmAccum acc;
+        ref::float_adm_accumulate(view(c, refs[i]), view(c, dists[i]), opt, scratch, acc);
+        const ref::FloatAdmScores s = ref::float_adm_finish(acc, opt, c.width, c.height);
+        out[names.adm2].push_back(s.adm2);
+        out[names.aim].push_back(s.aim);
+        out[names.adm3].push_back(s.adm3);
+        for (int k = 0; k < 4; ++k) out[names.scale[k]].push_back(s.scale[k]);
+    }
+}
+
 /// Compares the keys of `ours` present in libvmaf's log; returns how many were checked.
 std::size_t compare(const std::string& case_name, const nlohmann::json& g, const Series& ours,
                     const std::string& feature) {
@@ -83,6 +101,9 @@ std::size_t compare(const std::string& case_name, const nlohmann::json& g, const
             present = true;
             ++checked;
             const double want = m.at(key).get<double>();
+            if (!same_double(values.at(f), want) && std::getenv("FLOAT_TEST_VERBOSE"))
+                std::printf("  mismatch frame %zu %s: got %s expected %s\n", f, key.c_str(),
+                            fmt17(values.at(f)).c_str(), fmt17(want).c_str());
             if (!same_double(values.at(f), want) && !bad++)
                 first = "frame " + std::to_string(f) + " " + key + ": got " + fmt17(values.at(f)) +
                         " expected " + fmt17(want);
@@ -149,5 +170,11 @@ TEST_CASE("float_motion equals libvmaf's log on every golden case", "[golden][fl
 TEST_CASE("float_vif equals libvmaf's log on every golden case", "[golden][float]") {
     run_feature("float_vif", [](const GoldenCase& c, const auto& refs, const auto& dists, Series& s) {
         add_vif(c, refs, dists, s);
+    });
+}
+
+TEST_CASE("float_adm equals libvmaf's log on every golden case", "[golden][float]") {
+    run_feature("float_adm", [](const GoldenCase& c, const auto& refs, const auto& dists, Series& s) {
+        add_adm(c, refs, dists, s);
     });
 }
