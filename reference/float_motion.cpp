@@ -12,10 +12,11 @@ namespace vmaf_cuda::ref {
 
 namespace {
 
-// Facts from libvmaf's motion_tools.h (float literals as written there).
-constexpr float kFilter5[5] = {0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f,
-                               0.054488685f};
-constexpr float kFilter3[3] = {0.166378498f, 0.667243004f, 0.166378498f};
+// Facts from libvmaf's motion_tools.h: float arrays initialised from double literals.
+constexpr float F(double v) { return static_cast<float>(v); }
+constexpr float kFilter5[5] = {F(0.054488685), F(0.244201342), F(0.402619947),
+                               F(0.244201342), F(0.054488685)};
+constexpr float kFilter3[3] = {F(0.166378498), F(0.667243004), F(0.166378498)};
 constexpr float kFilter5NoOp[5] = {0.0f, 0.0f, 1.0f, 0.0f, 0.0f};
 
 // libvmaf's convolution_edge_s mirror (one reflection, edge not repeated).

@@ -127,10 +127,12 @@ void statistic_row(const float* mu1, const float* mu2, const float* xx, const fl
 } // namespace
 
 float vif_log2f_approx(float x) {
-    // libvmaf's log2_poly_s: double literals stored as float.
-    static const float poly[9] = {-0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
-                                  0.257167726303123f,  -0.353800560300520f, 0.480131410397451f,
-                                  -0.721314327952201f, 1.442694803896991f,  0.0f};
+    // libvmaf's log2_poly_s: a float array initialised from double literals.
+    static const float poly[9] = {
+        static_cast<float>(-0.012671635276421), static_cast<float>(0.064841182402670),
+        static_cast<float>(-0.157048836463065), static_cast<float>(0.257167726303123),
+        static_cast<float>(-0.353800560300520), static_cast<float>(0.480131410397451),
+        static_cast<float>(-0.721314327952201), static_cast<float>(1.442694803896991), 0.0f};
     if (x == 0) return -INFINITY;
     if (x < 0) return NAN;
     std::uint32_t u;

@@ -6,6 +6,7 @@
 
 #include "float_adm.h"
 #include "float_motion.h"
+#include "float_picture.h"
 #include "float_vif.h"
 #include "golden_util.h"
 #include "pooling.h"
@@ -14,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -177,4 +180,88 @@ TEST_CASE("float_adm equals libvmaf's log on every golden case", "[golden][float
     run_feature("float_adm", [](const GoldenCase& c, const auto& refs, const auto& dists, Series& s) {
         add_adm(c, refs, dists, s);
     });
+}
+
+TEST_CASE("float extractors: option-suffixed names as libvmaf forms them", "[golden][float]") {
+    ref::FloatVifOptions vif;
+    vif.enhn_gain_limit = 1.0;
+    CHECK(ref::float_vif_feature_names(vif)[0] == "vif_scale0_egl_1");
+    CHECK(ref::float_vif_feature_names(ref::FloatVifOptions{})[3] == "vif_scale3");
+    ref::FloatAdmOptions adm;
+    adm.enhn_gain_limit = 1.0;
+    CHECK(ref::float_adm_feature_names(adm).adm2 == "adm2_egl_1");
+    adm.dlm_weight = 0.7;
+    adm.min_val = 0.5;
+    adm.noise_weight = 0.02;
+    // Sorted by option name: adm_dlm_weight, adm_enhn_gain_limit, adm_min_val, adm_noise_weight.
+    CHECK(ref::float_adm_feature_names(adm).adm3 == "adm3_dlmw_0.7_egl_1_min_0.5_nw_0.02");
+    ref::FloatMotionOptions mo;
+    mo.max_val = 18;
+    mo.force_zero = true;
+    CHECK(ref::float_motion_feature_names(mo)[1] == "motion2_force_0_mmxv_18");
+    CHECK(ref::float_motion_feature_names(ref::FloatMotionOptions{})[0] == "motion");
+}
+
+TEST_CASE("float_adm_rcpss: Intel's RCPSS values and special cases", "[golden][float]") {
+    CHECK(ref::float_adm_rcpss(1.0f) == 0.999755859375f); // 4095 / 4096
+    CHECK(ref::float_adm_rcpss(2.0f) == 0.999755859375f / 2);
+    CHECK(ref::float_adm_rcpss(-1.0f) == -0.999755859375f);
+    CHECK(std::isinf(ref::float_adm_rcpss(0.0f)));
+    CHECK(std::signbit(ref::float_adm_rcpss(-0.0f)));
+    CHECK(ref::float_adm_rcpss(INFINITY) == 0.0f);
+    CHECK(std::isnan(ref::float_adm_rcpss(NAN)));
+    CHECK(ref::float_adm_rcpss(1e38f) == 0.0f); // reciprocal below the normal range
+    // Within 1.5 * 2^-12 relative of 1/x, as Intel documents, on a sweep of mantissas.
+    double worst = 0;
+    for (float x = 1.0f; x < 2.0f; x += 1.0f / 8192)
+        worst = std::max(worst, std::fabs(double(ref::float_adm_rcpss(x)) * x - 1.0));
+    CHECK(worst <= 1.5 / 4096);
+}
+
+TEST_CASE("float extractors: NEG options change the numbers, bad input is refused",
+          "[golden][float]") {
+    const auto cases = golden_cases();
+    const GoldenCase* c = nullptr;
+    for (const auto& k : cases)
+        if (k.name == "src01_576x324_3f_8bit") c = &k;
+    REQUIRE(c);
+    const auto refs = read_luma_frames(*c, c->ref);
+    const auto dists = read_luma_frames(*c, c->dist);
+    ref::FloatVifOptions vneg;
+    vneg.enhn_gain_limit = 1.0;
+    ref::FloatVifScratch vs(c->width, c->height, vneg);
+    ref::FloatVifAccum va;
+    ref::float_vif_accumulate(view(*c, refs[0]), view(*c, dists[0]), vneg, vs, va);
+    const double neg_vif = ref::float_vif_finish(va, vneg).scale[0];
+    ref::float_vif_accumulate(view(*c, refs[0]), view(*c, dists[0]), {}, vs, va);
+    const double vif = ref::float_vif_finish(va, {}).scale[0];
+    CHECK(neg_vif <= vif);
+    ref::FloatAdmOptions aneg;
+    aneg.enhn_gain_limit = 1.0;
+    ref::FloatAdmScratch as(c->width, c->height);
+    ref::FloatAdmAccum aa;
+    ref::float_adm_accumulate(view(*c, refs[0]), view(*c, dists[0]), aneg, as, aa);
+    const double neg_adm = ref::float_adm_finish(aa, aneg, c->width, c->height).adm2;
+    ref::float_adm_accumulate(view(*c, refs[0]), view(*c, dists[0]), {}, as, aa);
+    const double adm = ref::float_adm_finish(aa, {}, c->width, c->height).adm2;
+    CHECK(neg_adm <= adm);
+    CHECK(neg_adm > 0);
+
+    ref::LumaView v9 = view(*c, refs[0]);
+    v9.bpc = 9;
+    std::vector<float> out(std::size_t(c->width) * c->height);
+    CHECK_THROWS_AS(ref::float_picture_copy(v9, out.data(), c->width), std::invalid_argument);
+    CHECK_THROWS_AS(ref::FloatAdmScratch(15, 64), std::invalid_argument);
+    CHECK_THROWS_AS(ref::FloatVifScratch(15, 64, {}), std::invalid_argument);
+    ref::FloatAdmOptions barten;
+    barten.csf_mode = 1;
+    CHECK_THROWS_AS(ref::float_adm_check(barten), std::invalid_argument);
+    ref::FloatVifOptions bilinear;
+    bilinear.prescale_method = "bilinear";
+    CHECK_THROWS_AS(ref::float_vif_check(bilinear), std::invalid_argument);
+    ref::FloatMotionOptions zero;
+    zero.force_zero = true;
+    const std::vector<double> sad = {0, 3, 4};
+    const auto z = ref::float_motion_pool(sad, zero);
+    CHECK(z.motion2 == std::vector<double>{0, 0, 0});
 }
