@@ -286,9 +286,9 @@ std::array<float, 3> float_adm_rfactor(const FloatAdmOptions& o, unsigned scale)
 }
 
 FloatAdmScratch::FloatAdmScratch(unsigned width, unsigned height) : w_(width), h_(height) {
-    if (width < 16 || height < 16)
+    if (width < 17 || height < 17)
         throw std::invalid_argument("float_adm: frame " + std::to_string(width) + "x" +
-                                    std::to_string(height) + " below 16x16");
+                                    std::to_string(height) + " below 17x17");
     const std::size_t bw = (width + 1) / 2, bh = (height + 1) / 2, n = bw * bh;
     ref.assign(std::size_t{width} * height, 0.0f);
     dis.assign(std::size_t{width} * height, 0.0f);

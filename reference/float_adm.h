@@ -44,8 +44,9 @@
 /// and must form row sums
 /// sequentially in x (one thread per row) or leave them to the host.
 ///
-/// Valid input: bpc 8, 10, 12 or 16; width, height >= 16 (every DWT input at least 2
-/// samples; libvmaf reads out of bounds on smaller ones).
+/// Valid input: bpc 8, 10, 12 or 16; width, height >= 17 (the scale-3 bands at least
+/// 2x2, so that the 3x3 masking neighbourhood stays inside them; below that libvmaf reads
+/// past the band and its output is not reproducible).
 
 #include <array>
 #include <cstdint>
@@ -127,7 +128,7 @@ struct FloatAdmScores {
 /// Working memory for one frame size.
 class FloatAdmScratch {
 public:
-    /// \throws std::invalid_argument below 16x16.
+    /// \throws std::invalid_argument below 17x17.
     FloatAdmScratch(unsigned width, unsigned height);
     unsigned width() const { return w_; }
     unsigned height() const { return h_; }
