@@ -33,6 +33,8 @@
 /// form row(y) sequentially; the h row sums then go to the host, which adds them in
 /// order with float_motion_finish(). The convolutions are per-pixel and exact to
 /// reproduce in any thread order (each output is a fixed-order K-term float sum).
+/// Everything here reads the reference only: one blur and one SAD per reference frame,
+/// shared by every rendition scored against it.
 ///
 /// Then (double, libvmaf's flush logic, with w = motion_fps_weight, M = motion_max_val,
 /// blend(x) = x * bf + (1 - bf) * min(bo, x)):
