@@ -259,6 +259,69 @@ void bilinear_columns(int src_w, int dst_w, int* x1a, int* x2a, float* dxa) {
     }
 }
 
+float bicubic_kernel(float t) {
+    const float a = -0.75f;
+    if (t < 0) t = -t;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0;
+}
+
+float bicubic_at(const float* src, int width, int height, std::size_t stride, float x, float y) {
+    const int x0 = static_cast<int>(std::floor(static_cast<double>(x)));
+    const int y0 = static_cast<int>(std::floor(static_cast<double>(y)));
+    const float dx = x - static_cast<float>(x0), dy = y - static_cast<float>(y0);
+    float wx[4], wy[4];
+    for (int i = -1; i <= 2; i++) {
+        wx[i + 1] = bicubic_kernel(static_cast<float>(i) - dx);
+        wy[i + 1] = bicubic_kernel(static_cast<float>(i) - dy);
+    }
+    float v = 0.0f;
+    for (int j = -1; j <= 2; j++)
+        for (int i = -1; i <= 2; i++) {
+            const int xi = static_cast<int>(
+                mirror_f(static_cast<float>(x0 + i), 0, static_cast<float>(width - 1)));
+            const int yi = static_cast<int>(
+                mirror_f(static_cast<float>(y0 + j), 0, static_cast<float>(height - 1)));
+            v += src[static_cast<std::size_t>(yi) * stride + xi] * (wx[i + 1] * wy[j + 1]);
+        }
+    return v;
+}
+
+float lanczos4_kernel(float x, float a) {
+    if (static_cast<double>(x) == 0.0) return 1.0f;
+    if (x > -a && x < a) {
+        const double xd = x, ad = a;
+        return static_cast<float>(ad * std::sin(M_PI * xd) * std::sin(M_PI * xd / ad) /
+                                  (M_PI * M_PI * xd * xd));
+    }
+    return 0.0f;
+}
+
+float lanczos4_at(const float* src, int width, int height, std::size_t stride, float x, float y) {
+    const int a = 4;
+    const int x0 = static_cast<int>(std::floor(static_cast<double>(x)));
+    const int y0 = static_cast<int>(std::floor(static_cast<double>(y)));
+    const float dx = x - static_cast<float>(x0), dy = y - static_cast<float>(y0);
+    float value = 0.0f, weight_sum = 0.0f;
+    float wx[9], wy[9];
+    for (int i = -a; i <= a; i++) {
+        wx[i + a] = lanczos4_kernel(static_cast<float>(i) - dx, static_cast<float>(a));
+        wy[i + a] = lanczos4_kernel(static_cast<float>(i) - dy, static_cast<float>(a));
+    }
+    for (int iy = -a; iy <= a; iy++)
+        for (int ix = -a; ix <= a; ix++) {
+            const float weight = wx[ix + a] * wy[iy + a];
+            weight_sum += weight;
+            const int xi = static_cast<int>(
+                mirror_f(static_cast<float>(x0 + ix), 0, static_cast<float>(width - 1)));
+            const int yi = static_cast<int>(
+                mirror_f(static_cast<float>(y0 + iy), 0, static_cast<float>(height - 1)));
+            value += src[static_cast<std::size_t>(yi) * stride + xi] * weight;
+        }
+    return value / weight_sum;
+}
+
 void rescale(const float* src, float* dst, const SpeedGeometry& g, std::size_t stride,
              SpeedScaleMethod m, const SpeedScratch& s) {
     const int src_w = static_cast<int>(g.original_w), src_h = static_cast<int>(g.original_h);
@@ -276,6 +339,20 @@ void rescale(const float* src, float* dst, const SpeedGeometry& g, std::size_t s
                 const int rx = static_cast<int>(static_cast<float>(x) * ratio_x);
                 dst[y * stride + x] = src[ry * stride + rx];
             }
+        return;
+    }
+    if (m == SpeedScaleMethod::bicubic || m == SpeedScaleMethod::lanczos4) {
+        const float ratio_x = static_cast<float>(src_w) / static_cast<float>(dst_w);
+        for (int y = 0; y < dst_h; y++) {
+            const float yy = static_cast<float>((y + 0.5) * static_cast<double>(ratio_y) - 0.5);
+            for (int x = 0; x < dst_w; x++) {
+                const float xx =
+                    static_cast<float>((x + 0.5) * static_cast<double>(ratio_x) - 0.5);
+                dst[y * stride + x] = m == SpeedScaleMethod::bicubic
+                                          ? bicubic_at(src, src_w, src_h, stride, xx, yy)
+                                          : lanczos4_at(src, src_w, src_h, stride, xx, yy);
+            }
+        }
         return;
     }
     for (int y = 0; y < dst_h; y++) { // bilinear
@@ -370,11 +447,6 @@ void speed_validate(const SpeedOptions& o) {
     for (float v : kValidKernelscales) ok = ok || std::fabs(ks - v) < 1e-3f;
     if (!ok)
         throw std::invalid_argument("SpEED: invalid speed_kernelscale " + fmt_g(o.kernelscale));
-    if (o.prescale_method != SpeedScaleMethod::nearest &&
-        o.prescale_method != SpeedScaleMethod::bilinear)
-        throw std::invalid_argument(std::string("SpEED: speed_prescale_method ") +
-                                    method_name(o.prescale_method) +
-                                    " is not supported (nearest, bilinear)");
 }
 
 SpeedGeometry speed_geometry(unsigned width, unsigned height, const SpeedOptions& o) {
@@ -430,16 +502,11 @@ bool speed_chroma_accepts(unsigned luma_w, unsigned luma_h, unsigned chroma,
 
 std::vector<std::string> speed_chroma_output_names(const SpeedOptions& o) {
     const std::string suf = option_suffix(o, true);
-    if (suf.empty())
-        return {"Speed_chroma_feature_speed_chroma_u_score",
-                "Speed_chroma_feature_speed_chroma_v_score",
-                "Speed_chroma_feature_speed_chroma_uv_score"};
     return {"speed_chroma_u" + suf, "speed_chroma_v" + suf, "speed_chroma_uv" + suf};
 }
 
 std::string speed_temporal_output_name(const SpeedOptions& o) {
-    const std::string suf = option_suffix(o, false);
-    return suf.empty() ? "Speed_temporal_feature_speed_temporal_score" : "speed_temporal" + suf;
+    return "speed_temporal" + option_suffix(o, false);
 }
 
 // ---- scratch ------------------------------------------------------------------------

@@ -23,7 +23,8 @@
 ///  1. load:      f(x, y) = (float)P(x, y) / s - 128   (s = 1, 4, 16, 256 for bpc 8,
 ///                10, 12, 16; 8-bit: (float)P + (-128)).                   per pixel
 ///  2. prescale:  only when |prescale - 1| >= 1e-3: resample to scaled_w x scaled_h
-///                (nearest or bilinear, libvmaf's formulas).                 per pixel
+///                (nearest, bilinear, bicubic or lanczos4, libvmaf's formulas,
+///                source coordinates (x + 0.5) * (src / dst) - 0.5).      per pixel
 ///  3. antialias: separable Gaussian, width vif_get_filter_size(1, ks) (9 at ks 1),
 ///                sigma sqrt(4) * width / 5; vertical then horizontal, float
 ///                accumulation in tap order, mirror without repeating the edge
@@ -74,8 +75,8 @@
 
 namespace vmaf_cuda::ref {
 
-/// libvmaf's `speed_prescale_method` values. Only nearest and bilinear are reproduced
-/// (the others are refused by speed_validate()).
+/// libvmaf's `speed_prescale_method` values (vif_tools.c's nearest, bilinear with the
+/// precomputed column table, bicubic with a = -0.75, lanczos4 with a = 4; borders mirror).
 enum class SpeedScaleMethod { nearest, bilinear, bicubic, lanczos4 };
 
 /// Options of libvmaf's speed_chroma / speed_temporal (names, aliases, defaults, ranges
@@ -93,8 +94,7 @@ struct SpeedOptions {
 };
 
 /// Throws std::invalid_argument naming the option when `o` is outside libvmaf's ranges,
-/// the kernelscale is not one libvmaf accepts, or the method is bicubic/lanczos4 (not
-/// reproduced here).
+/// or the kernelscale is not one libvmaf accepts (within 1e-3, compared in float).
 void speed_validate(const SpeedOptions& o);
 
 /// libvmaf's SpeedDimensions for a plane of `width` x `height` (speed_init_dimensions).
@@ -139,9 +139,10 @@ bool speed_chroma_accepts(unsigned luma_w, unsigned luma_h, unsigned chroma,
 
 /// Output names as libvmaf logs them: the alias, then `_<alias>_<value>` for every
 /// option that differs from its default, sorted by option name (values with %g, ints
-/// with %d, strings as is, bools as `_<alias>`); the full name without any suffix when
-/// all options are defaults. E.g. {"speed_chroma_u_mxv_45_nnf_0.1_snn_0.19_wvm_5", ...v,
-/// ...uv}; defaults: {"Speed_chroma_feature_speed_chroma_u_score", ...}.
+/// with %d, strings as is, bools as `_<alias>`). E.g. {"speed_chroma_u_mxv_45_nnf_0.1_
+/// snn_0.19_wvm_5", ...v, ...uv}; all defaults: {"speed_chroma_u", "speed_chroma_v",
+/// "speed_chroma_uv"} (libvmaf's collector then holds the full names
+/// "Speed_chroma_feature_speed_chroma_u_score" etc., which its logs print as aliases).
 std::vector<std::string> speed_chroma_output_names(const SpeedOptions& o);
 /// "speed_temporal..." likewise (options ks, ps, psm, snn, nnf, mxv, urd).
 std::string speed_temporal_output_name(const SpeedOptions& o);

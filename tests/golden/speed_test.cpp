@@ -210,7 +210,8 @@ TEST_CASE("speed size rule and names", "[speed]") {
     o.prescale = 0.6;
     CHECK(ref::speed_chroma_min_frame_size(420, o).width == 266);
     CHECK(ref::speed_chroma_output_names(ref::SpeedOptions{})[2] ==
-          "Speed_chroma_feature_speed_chroma_uv_score");
+          "speed_chroma_uv");
+    CHECK(ref::speed_temporal_output_name(ref::SpeedOptions{}) == "speed_temporal");
     o = ref::SpeedOptions{};
     o.nn_floor = 0.1;
     o.sigma_nn = 0.19;
