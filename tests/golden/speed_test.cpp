@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -223,4 +224,50 @@ TEST_CASE("speed size rule and names", "[speed]") {
           "speed_chroma_u_mxv_45_nnf_0.1_ps_0.6_psm_bilinear_snn_0.19_wvm_5");
     CHECK_THROWS_AS(ref::SpeedScratch(100, 100, ref::SpeedOptions{.kernelscale = 0.9}),
                     std::invalid_argument);
+}
+
+TEST_CASE("speed_temporal and speed_chroma on synthetic planes: zero for equal inputs",
+          "[speed]") {
+    // No golden values exist for speed_temporal; these are properties of libvmaf's code:
+    // frame 0 scores 0, and identical ref/dis give identical entropies, hence 0.
+    const unsigned w = 480, h = 400; // operating 30x25: a regular covariance matrix
+    std::uint32_t seed = 12345;
+    auto noise = [&seed](std::vector<std::uint8_t>& p) {
+        for (auto& v : p) {
+            seed = seed * 1664525u + 1013904223u;
+            v = std::uint8_t(seed >> 24);
+        }
+    };
+    std::vector<std::uint8_t> a(w * h), b(w * h), c(w * h);
+    noise(a);
+    noise(b);
+    noise(c);
+    ref::SpeedOptions o;
+    ref::SpeedTemporal same(w, h, o), diff(w, h, o);
+    CHECK(same.push(view(a, w, h, 8), view(a, w, h, 8)) == 0.0);
+    CHECK(same.push(view(b, w, h, 8), view(b, w, h, 8)) == 0.0);
+    CHECK(diff.push(view(a, w, h, 8), view(a, w, h, 8)) == 0.0);
+    const double t = diff.push(view(b, w, h, 8), view(c, w, h, 8));
+    CHECK(t > 0.0);
+    CHECK(std::isfinite(t));
+
+    ref::SpeedScratch s(w, h, o); // a 4:4:4 chroma plane of 480x400
+    const ref::SpeedChromaScores z =
+        ref::speed_chroma(view(a, w, h, 8), view(b, w, h, 8), view(a, w, h, 8), view(b, w, h, 8), s);
+    CHECK(z.u == 0.0);
+    CHECK(z.v == 0.0);
+    CHECK(z.uv == 0.0);
+    const ref::SpeedChromaScores d =
+        ref::speed_chroma(view(a, w, h, 8), view(b, w, h, 8), view(c, w, h, 8), view(a, w, h, 8), s);
+    CHECK(d.u > 0.0);
+    CHECK(d.v > 0.0);
+
+    // bpc 9: libvmaf's picture_copy would read the 16-bit words as bytes; refused here.
+    std::vector<std::uint8_t> a16(2 * w * h, 0);
+    CHECK_THROWS_AS(ref::speed_chroma(view(a16, w, h, 9), view(a16, w, h, 9),
+                                      view(a16, w, h, 9), view(a16, w, h, 9), s),
+                    std::invalid_argument);
+    // prescale > 1 for speed_temporal: libvmaf's buffers are too small; refused.
+    o.prescale = 1.5;
+    CHECK_THROWS_AS(ref::SpeedTemporal(w, h, o), std::invalid_argument);
 }
