@@ -684,65 +684,72 @@ void speed_eigenvalues(const float* cov, float* eig) {
     for (int i = 0; i < size; i++) eig[i] = d[i];
 }
 
-void speed_est_params(const float* data, std::size_t stride, const SpeedGeometry& g,
-                      double sigma_nn_d, SpeedBlockStats& out) {
-    const float sigma_nn = static_cast<float>(sigma_nn_d);
-    const unsigned nb = g.num_blocks;
-    float cov[kElems * kElems], eig[kElems];
-    speed_covariance(data, stride, g, cov);
-    speed_eigenvalues(cov, eig);
-
+void speed_plane_model(const float* data, std::size_t stride, const SpeedGeometry& g,
+                       SpeedPlaneModel& m) {
+    speed_covariance(data, stride, g, m.cov);
+    speed_eigenvalues(m.cov, m.eig);
     bool regular = true;
     for (unsigned i = 0; i < kElems; ++i)
-        if (static_cast<double>(eig[i]) < kEigEps) regular = false;
+        if (static_cast<double>(m.eig[i]) < kEigEps) regular = false;
+    m.singular = !regular;
+    std::fill(std::begin(m.qt), std::end(m.qt), 0.0f);
+    std::fill(std::begin(m.r), std::end(m.r), 0.0f);
+    if (!regular) return;
+    const int n = static_cast<int>(kElems);
+    qr_decompose(m.cov, m.qt, m.r, n); // Q as libvmaf returns it (transposed) ...
+    mat_transpose(m.qt, n);            // ... and transposed back by solve_linear_system
+    // solve_triangular_system fails (-EINVAL) on the first |R_ii| < 1e-6 from the bottom;
+    // libvmaf then zeroes the whole solution, so any such diagonal entry decides.
+    for (int i = 0; i < n; ++i)
+        if (static_cast<double>(std::fabs(m.r[i * n + i])) < kEigEps) m.singular = true;
+}
 
-    // Independent term Y: Y[k][b] = pixel k (row-major in the block) of block b.
-    std::vector<float> Y(std::size_t{kElems} * nb), X(std::size_t{kElems} * nb, 0.0f);
-    for (unsigned by = 0; by < g.blocks_y; ++by)
-        for (unsigned bx = 0; bx < g.blocks_x; ++bx)
-            for (unsigned k = 0; k < kElems; ++k)
-                Y[k * nb + by * g.blocks_x + bx] =
-                    data[(by * kBlock + k / kBlock) * stride + bx * kBlock + k % kBlock];
-
-    bool err = false;
-    if (regular) {
-        const int n = static_cast<int>(kElems);
-        float Q[kElems * kElems], R[kElems * kElems];
-        qr_decompose(cov, Q, R, n);
-        mat_transpose(Q, n);
-        std::vector<float> T(std::size_t{kElems} * nb);
-        mat_mul(T.data(), Q, Y.data(), n, static_cast<int>(nb));
-        for (int i = n - 1; i >= 0 && !err; i--) { // solve_triangular_system
-            const float den = R[i * n + i];
-            if (static_cast<double>(std::fabs(den)) < kEigEps) {
-                err = true;
-                break;
-            }
-            for (unsigned j = 0; j < nb; ++j) {
-                float t = T[i * nb + j];
-                for (int k = i + 1; k < n; k++) t -= X[k * nb + j] * R[i * n + k];
-                X[i * nb + j] = t / den;
-            }
+void speed_block_stats(const SpeedPlaneModel& m, const float* y, float sigma_nn,
+                       float* entropy, float* variance) {
+    constexpr int n = static_cast<int>(kElems);
+    float x[kElems] = {};
+    if (!m.singular) {
+        float t[kElems];
+        for (int i = 0; i < n; ++i) { // (Q^T Y)_i, matrix_mul's order: k ascending from 0
+            t[i] = 0;
+            for (int k = 0; k < n; ++k) t[i] += m.qt[i * n + k] * y[k];
+        }
+        for (int i = n - 1; i >= 0; i--) { // back substitution
+            float v = t[i];
+            for (int k = i + 1; k < n; k++) v -= x[k] * m.r[i * n + k];
+            x[i] = v / m.r[i * n + i];
         }
     }
-    out.singular = !regular || err;
-    if (out.singular) std::fill(X.begin(), X.end(), 0.0f);
-
     const float denom = static_cast<float>(kElems);
-    for (std::size_t i = 0; i < X.size(); ++i) X[i] = (X[i] * Y[i]) / denom;
-    for (unsigned k = 1; k < kElems; ++k)
-        for (unsigned j = 0; j < nb; ++j) X[j] += X[k * nb + j];
-
-    out.entropies.assign(nb, 0.0f);
+    float sum = (x[0] * y[0]) / denom;
+    for (int k = 1; k < n; ++k) sum += (x[k] * y[k]) / denom;
+    float e = 0;
     const double log_2pie = std::log2(2 * M_PI * M_E);
-    for (unsigned k = 0; k < kElems; ++k) {
-        const float L = eig[k] < 0 ? 0 : eig[k];
-        for (unsigned j = 0; j < nb; ++j)
-            out.entropies[j] = static_cast<float>(
-                static_cast<double>(out.entropies[j]) +
-                (log2d(static_cast<double>(L * X[j] + sigma_nn)) + log_2pie));
+    for (int k = 0; k < n; ++k) {
+        const float L = m.eig[k] < 0 ? 0 : m.eig[k];
+        e = static_cast<float>(static_cast<double>(e) +
+                               (log2d(static_cast<double>(L * sum + sigma_nn)) + log_2pie));
     }
-    out.variances.assign(X.begin(), X.begin() + nb);
+    *entropy = e;
+    *variance = sum;
+}
+
+void speed_est_params(const float* data, std::size_t stride, const SpeedGeometry& g,
+                      double sigma_nn, SpeedBlockStats& out) {
+    SpeedPlaneModel m;
+    speed_plane_model(data, stride, g, m);
+    out.singular = m.singular;
+    out.entropies.assign(g.num_blocks, 0.0f);
+    out.variances.assign(g.num_blocks, 0.0f);
+    float y[kElems];
+    for (unsigned by = 0; by < g.blocks_y; ++by)
+        for (unsigned bx = 0; bx < g.blocks_x; ++bx) {
+            for (unsigned k = 0; k < kElems; ++k) // block pixel k, row-major in the block
+                y[k] = data[(by * kBlock + k / kBlock) * stride + bx * kBlock + k % kBlock];
+            const unsigned b = by * g.blocks_x + bx;
+            speed_block_stats(m, y, static_cast<float>(sigma_nn), &out.entropies[b],
+                              &out.variances[b]);
+        }
 }
 
 float speed_score(const SpeedGeometry& g, const SpeedBlockStats& r, const SpeedBlockStats& d,

@@ -215,6 +215,26 @@ void speed_covariance(const float* residual, std::size_t stride, const SpeedGeom
 /// Step 6c: eigenvalues (25, in the order libvmaf's QR leaves them) of `cov625`.
 void speed_eigenvalues(const float* cov625, float* eig25);
 
+/// Step 6a-6d, the plane-level part (serial; on the host in a GPU port): K, its
+/// eigenvalues and, when K is regular, the factors of libvmaf's QR solve.
+struct SpeedPlaneModel {
+    float cov[625];  ///< K, 25x25 row-major
+    float eig[25];   ///< eigenvalues in libvmaf's order (entropy sums run over them in it)
+    float qt[625];   ///< Q^T (the accumulated Householder product) of K = Q R; 0 if singular
+    float r[625];    ///< R (upper triangular in exact arithmetic; used as libvmaf stores it)
+    bool singular;   ///< an eigenvalue < 1e-6 or a |R_ii| < 1e-6: X = 0 for every block
+};
+void speed_plane_model(const float* residual, std::size_t stride, const SpeedGeometry& g,
+                       SpeedPlaneModel& m);
+
+/// Step 6d-6e for one block (independent of every other block: one GPU thread each).
+/// \param y the block's 25 residual samples, row-major within the block.
+/// \param sigma_nn speed_sigma_nn as float.
+/// Computes x = R^-1 (Q^T y) (0 when singular), S = sum_k (x_k y_k) / 25 and
+/// E = sum over eigenvalues as in step 6e, in libvmaf's operation order.
+void speed_block_stats(const SpeedPlaneModel& m, const float* y, float sigma_nn,
+                       float* entropy, float* variance);
+
 /// Step 6 whole: est_params of one residual plane into `out` (sized num_blocks).
 /// \param sigma_nn speed_sigma_nn (used as float).
 void speed_est_params(const float* residual, std::size_t stride, const SpeedGeometry& g,
