@@ -12,7 +12,7 @@
 /// substitution), `update_entropy`, `get_speed_score`, `speed_init_dimensions`,
 /// `extract_chroma`, the temporal `extract`), `vif_tools.c` (`vif_filter1d_s` scalar
 /// fallback, `vif_dec16_s`, `vif_get_filter`, `speed_get_antialias_filter`,
-/// `vif_get_filter_size`, the nearest and bilinear `vif_scale_frame_*`),
+/// `vif_get_filter_size`, the four `vif_scale_frame_*` methods),
 /// `picture_copy.c` (`picture_copy`, offset -128) and `feature_name.c` (output names).
 /// Everything is single-precision float unless said otherwise; every place where
 /// libvmaf's C promotes to double (a double literal, a call of `sqrt`, `log2`, `exp`)
@@ -33,10 +33,10 @@
 ///  5. residual:  r = d - G(d), G the 3-tap Gaussian of scale 4 (sigma 3/5 at ks 1),
 ///                same filter code.                                          per pixel
 ///  6. est_params on the truncated operating plane (multiple of 5 = block size B):
-///     a. means m[a] (a = 0..24, offset (a / 5, a % 5)) of the submatrix of size
-///        (tw - 4) x (th - 4): float sum, row-major, then / (float)count.  REDUCTION
-///     b. covariance K[a][b] = (sum (double)x - m_a) * ((double)y - m_b)) / count, double
-///        sum row-major, stored as float; a >= b computed, mirrored.      REDUCTION
+///     a. means m[a] (a = 0..24) of the (tw - 4) x (th - 4) submatrix starting at
+///        (row a / 5, column a % 5): float sum, row-major, then / (float)count. REDUCTION
+///     b. covariance K[a][b] = (sum ((double)x_a - m_a) * ((double)x_b - m_b)) / count,
+///        double sum row-major, stored as float; a >= b computed, mirrored. REDUCTION
 ///     c. eigenvalues of K (25x25, serial float code).                    SERIAL
 ///     d. if all eigenvalues >= 1e-6: QR of K (serial); per block b (5x5 pixels Y_b):
 ///        X_b = R^-1 (Q^T Y_b) (float, libvmaf's loop orders);              per block
@@ -62,15 +62,24 @@
 /// row-major, 325 of them), 6c/6d's QR (serial by nature), 6d/6e per block (each block
 /// independent, inner loops sequential), 7 (float, blocks in raster order). Steps 1-5
 /// are per pixel and order-free (each output a fixed sequence of float operations).
+/// GPU-port notes: steps 1-5 map to per-pixel kernels (--fmad=false; filter taps,
+/// bilinear/bicubic/lanczos column and row weights built on the host, since they need
+/// exp/sin/floor only per column or row); 6a/6b can run one thread per mean / per (a, b)
+/// pair summing sequentially in row-major order (no tree reduction: it would round
+/// differently); 6c and the QR are tiny serial 25x25 float code: host (speed_plane_model);
+/// 6e needs glibc's log2 (CUDA's log2 is not glibc's), so speed_block_stats belongs on
+/// the host too, or its log2 arguments must come back. The operating plane is 1/256 of
+/// the scaled plane (4K 4:2:0 chroma: 120x67), so copying it to the host is cheap.
 ///
 /// Verified: tests/golden/speed_test.cpp (every v1.0.16 golden log, bit-exact); and, out
 /// of tree, against a scalar build of libvmaf v3.2.0 (f85a8536) on 1080p and 1279x719
 /// clips, 4:2:0/4:2:2/4:4:4, 8/10/12/16 bits: every prescale method (down and up),
 /// kernelscales 0.5 .. 3.71, weight modes 0..6, flat (singular) channels, speed_temporal
-/// with and without use_ref_diff.
+/// with and without use_ref_diff. (Most golden logs have operating planes too small for a
+/// regular K and score 0; the non-zero golden values are bbb and src01 at prescale 1.)
 ///
 /// Sizes: the operating size must be at least 5 x 5 (libvmaf: "SpEED: image too small,
-/// operating width or height is 0", then it crashes); see speed_min_frame_size().
+/// operating width or height is 0", then it crashes); see speed_chroma_min_frame_size().
 
 #include <cstddef>
 #include <cstdint>
@@ -128,7 +137,8 @@ struct SpeedSize {
 /// picture.c): 420: (w / 2, h / 2), 422: (w / 2, h), 444: (w, h), halves rounding
 /// *down*: libvmaf's pictures hold floor-sized chroma, so the last column / row of an
 /// odd-sized (ceil-sized) chroma plane in a file never reaches SpEED. Views may be
-/// either size. \throws std::invalid_argument for another `chroma`.
+/// either size. \throws std::invalid_argument for another `chroma` (libvmaf refuses
+/// speed_chroma on 4:0:0 too).
 SpeedSize speed_chroma_plane_size(unsigned luma_w, unsigned luma_h, unsigned chroma);
 
 /// The size rule. libvmaf refuses (and then crashes) unless
@@ -164,7 +174,10 @@ struct SpeedBlockStats {
 /// Working memory for one plane size and options. Construct once, reuse per frame.
 class SpeedScratch {
 public:
-    /// \throws std::invalid_argument if the options are invalid or the size too small.
+    /// \param plane_w, plane_h the plane size (speed_chroma_plane_size(), or the luma size).
+    /// \throws std::invalid_argument if the options are invalid, the size is too small
+    /// (the message names the plane and scaled sizes and the 80x80 minimum), or prescale
+    /// is within 1e-3 of 1 yet changes the size (libvmaf would then read unset samples).
     SpeedScratch(unsigned plane_w, unsigned plane_h, const SpeedOptions& o);
     const SpeedGeometry& geometry() const { return g_; }
     const SpeedOptions& options() const { return o_; }
