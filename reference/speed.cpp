@@ -482,6 +482,7 @@ SpeedSize speed_chroma_plane_size(unsigned luma_w, unsigned luma_h, unsigned chr
 }
 
 SpeedSize speed_chroma_min_frame_size(unsigned chroma, const SpeedOptions& o) {
+    speed_validate(o); // prescale in [0.1, 4]: the search below ends (n <= 800)
     const unsigned p = min_plane_dim(o.prescale);
     (void)speed_chroma_plane_size(1, 1, chroma); // validates `chroma`
     // The plane is w / 2 (rounding down) where subsampled: the smallest luma size is 2p.
@@ -490,6 +491,7 @@ SpeedSize speed_chroma_min_frame_size(unsigned chroma, const SpeedOptions& o) {
 }
 
 SpeedSize speed_temporal_min_frame_size(const SpeedOptions& o) {
+    speed_validate(o);
     const unsigned p = min_plane_dim(o.prescale);
     return {p, p};
 }
@@ -612,17 +614,25 @@ void speed_filter(const std::vector<float>& taps, const float* src, float* dst, 
     }
 }
 
+void speed_rescale(const float* src, float* dst, const SpeedScratch& s) {
+    rescale(src, dst, s.geometry(), s.stride(), s.options().prescale_method, s);
+}
+
+void speed_decimate16(const float* src, float* dst, unsigned w, unsigned h,
+                      std::size_t stride) {
+    for (unsigned i = 0; i < h / 16; ++i) // vif_dec16_s
+        for (unsigned j = 0; j < w / 16; ++j) dst[i * stride + j] = src[(i * 16) * stride + j * 16];
+}
+
 void speed_filter_and_downscale(float* plane, SpeedScratch& s) {
     const SpeedGeometry& g = s.geometry();
     const std::size_t stride = s.stride();
     if (g.rescale) {
         std::memcpy(s.tmp.data(), plane, stride * g.alloc_h * sizeof(float));
-        rescale(s.tmp.data(), plane, g, stride, s.options().prescale_method, s);
+        speed_rescale(s.tmp.data(), plane, s);
     }
     speed_filter(s.taps_aa, plane, s.blur.data(), s.row.data(), g.scaled_w, g.scaled_h, stride);
-    for (unsigned i = 0; i < g.scaled_h / 16; ++i) // vif_dec16_s
-        for (unsigned j = 0; j < g.scaled_w / 16; ++j)
-            plane[i * stride + j] = s.blur[(i * 16) * stride + j * 16];
+    speed_decimate16(s.blur.data(), plane, g.scaled_w, g.scaled_h, stride);
     const unsigned ow = g.scaled_w >> kScales, oh = g.scaled_h >> kScales;
     speed_filter(s.taps_lm, plane, s.blur.data(), s.row.data(), ow, oh, stride);
     for (unsigned i = 0; i < oh; ++i)

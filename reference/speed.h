@@ -147,6 +147,7 @@ SpeedSize speed_chroma_plane_size(unsigned luma_w, unsigned luma_h, unsigned chr
 /// height (independently) that speed_chroma accepts for this chroma subsampling
 /// (420, 422, 444) and options; a frame is accepted iff width >= .width and
 /// height >= .height. E.g. 4:2:0 at ps 1: 160 x 160; ps 0.5: 318 x 318; ps 0.6: 266 x 266.
+/// \throws std::invalid_argument for invalid options (speed_validate) or `chroma`.
 SpeedSize speed_chroma_min_frame_size(unsigned chroma, const SpeedOptions& o);
 /// The same for speed_temporal (luma planes): 80 x 80 at ps 1.
 SpeedSize speed_temporal_min_frame_size(const SpeedOptions& o);
@@ -214,6 +215,14 @@ std::vector<float> speed_filter_taps(bool antialias, double ks);
 /// pass of `src`, w x h. `row` needs w floats. dst must not alias src.
 void speed_filter(const std::vector<float>& taps, const float* src, float* dst, float* row,
                   unsigned w, unsigned h, std::size_t stride);
+
+/// Step 2: resample `src` (original_w x original_h) to `dst` (scaled_w x scaled_h) with the
+/// scratch's method and column table (the caller checks geometry().rescale).
+void speed_rescale(const float* src, float* dst, const SpeedScratch& s);
+
+/// Step 4 (vif_dec16_s): dst(i, j) = src(16 i, 16 j) for i < h / 16, j < w / 16.
+void speed_decimate16(const float* src, float* dst, unsigned w, unsigned h,
+                      std::size_t stride);
 
 /// Steps 2-5 in place on `plane` (which holds step 1's output): afterwards its top-left
 /// operating_w x operating_h is the residual. Uses the scratch's tmp/blur/row buffers.
