@@ -168,6 +168,41 @@ inline std::vector<std::vector<std::uint8_t>> read_luma_frames(const GoldenCase&
     return out;
 }
 
+/// One frame of a raw planar YUV file: Y (width x height), U and V (chroma_width x
+/// chroma_height each), tightly packed; 16-bit little-endian samples above 8 bits.
+struct YuvFrame {
+    std::vector<std::uint8_t> y, u, v;
+};
+
+/// Chroma plane size of a case as stored in the files: ceil halves where subsampled.
+inline unsigned chroma_width(const GoldenCase& c) {
+    return c.chroma == 444 ? c.width : (c.width + 1) / 2;
+}
+inline unsigned chroma_height(const GoldenCase& c) {
+    return c.chroma == 420 ? (c.height + 1) / 2 : c.height;
+}
+
+/// Reads all frames (all three planes) of a raw planar YUV file.
+inline std::vector<YuvFrame> read_yuv_frames(const GoldenCase& c, const std::string& path) {
+    const std::size_t bps = c.bpc > 8 ? 2 : 1;
+    const std::size_t luma = std::size_t(c.width) * c.height * bps;
+    const std::size_t chroma = std::size_t(chroma_width(c)) * chroma_height(c) * bps;
+    const std::size_t frame = luma + 2 * chroma;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::vector<YuvFrame> out;
+    std::vector<char> buf(frame);
+    while (in.read(buf.data(), std::streamsize(frame))) {
+        YuvFrame f;
+        const auto b = buf.begin();
+        f.y.assign(b, b + std::ptrdiff_t(luma));
+        f.u.assign(b + std::ptrdiff_t(luma), b + std::ptrdiff_t(luma + chroma));
+        f.v.assign(b + std::ptrdiff_t(luma + chroma), b + std::ptrdiff_t(frame));
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 /// Same double? (bitwise, so that -0.0 vs 0.0 and NaN patterns are caught too)
 inline bool same_double(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
