@@ -168,6 +168,40 @@ inline std::vector<std::vector<std::uint8_t>> read_luma_frames(const GoldenCase&
     return out;
 }
 
+/// One frame of a raw planar YUV file, all three planes: Y (w x h), then U and V
+/// (ceil-sized for 4:2:0 / 4:2:2, as in the files), tightly packed, 16-bit LE above 8 bits.
+struct YuvFrame {
+    std::vector<std::uint8_t> bytes; ///< Y then U then V
+    std::size_t bps = 1;             ///< bytes per sample
+    unsigned w = 0, h = 0, cw = 0, ch = 0;
+    const std::uint8_t* plane(unsigned p) const {
+        const std::size_t luma = std::size_t(w) * h * bps, chroma = std::size_t(cw) * ch * bps;
+        return bytes.data() + (p == 0 ? 0 : luma + (p - 1) * chroma);
+    }
+    std::size_t pitch(unsigned p) const { return (p == 0 ? w : cw) * bps; }
+};
+
+/// Reads all frames (all planes) of a raw planar YUV file.
+inline std::vector<YuvFrame> read_yuv_frames(const GoldenCase& c, const std::string& path) {
+    YuvFrame proto;
+    proto.bps = c.bpc > 8 ? 2 : 1;
+    proto.w = c.width;
+    proto.h = c.height;
+    proto.cw = c.chroma == 444 ? c.width : (c.width + 1) / 2;
+    proto.ch = c.chroma == 420 ? (c.height + 1) / 2 : c.height;
+    const std::size_t frame =
+        (std::size_t(proto.w) * proto.h + 2 * std::size_t(proto.cw) * proto.ch) * proto.bps;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::vector<YuvFrame> out;
+    std::vector<char> buf(frame);
+    while (in.read(buf.data(), std::streamsize(frame))) {
+        out.push_back(proto);
+        out.back().bytes.assign(buf.begin(), buf.end());
+    }
+    return out;
+}
+
 /// Same double? (bitwise, so that -0.0 vs 0.0 and NaN patterns are caught too)
 inline bool same_double(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `golden`: the CPU reference of libvmaf's companion features (psnr, ciede,
+// float_ssim, float_ms_ssim) against libvmaf v3.2.0's own JSON logs
+// (../shared/golden/libvmaf/<case>.companion.json), every case of cases.tsv, every frame,
+// every key, every pooled value and aggregate_metrics, exact doubles.
+
+#include "golden_util.h"
+#include "pooling.h"
+#include "vmaf_cuda.h"
+
+#include "psnr.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace vmaf_cuda_test;
+namespace ref = vmaf_cuda::ref;
+
+namespace {
+
+struct CaseData {
+    GoldenCase c;
+    nlohmann::json g;
+    std::vector<YuvFrame> ref, dis;
+};
+
+CaseData load_case(const GoldenCase& c) {
+    CaseData d;
+    d.c = c;
+    const std::string path = golden_dir() + "/libvmaf/" + c.name + ".companion.json";
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    d.g = nlohmann::json::parse(in);
+    d.ref = read_yuv_frames(c, c.ref);
+    d.dis = read_yuv_frames(c, c.dist);
+    return d;
+}
+
+ref::YuvView view_of(const YuvFrame& f, const GoldenCase& c) {
+    ref::YuvView v;
+    v.chroma = c.chroma;
+    ref::LumaView* planes[3] = {&v.y, &v.cb, &v.cr};
+    for (unsigned p = 0; p < 3; p++) {
+        planes[p]->data = f.plane(p);
+        planes[p]->pitch = std::ptrdiff_t(f.pitch(p));
+        planes[p]->width = p ? f.cw : f.w;
+        planes[p]->height = p ? f.ch : f.h;
+        planes[p]->bpc = c.bpc;
+    }
+    return v;
+}
+
+/// Our values: frames[i][key].
+using FrameValues = std::vector<std::map<std::string, double>>;
+
+/// Compares one case's values of `keys` with the golden log: every frame, then the four
+/// pooled values of each key (engine pooling, libvmaf's order). Every comparison is an
+/// assertion; after 8 failures in one call the rest are counted, not printed.
+void compare(const CaseData& d, const FrameValues& ours, const std::vector<std::string>& keys) {
+    const auto& frames = d.g.at("frames");
+    REQUIRE(frames.size() == ours.size());
+    unsigned failures = 0, checked = 0;
+    auto check = [&](const std::string& where, double got, double want) {
+        ++checked;
+        const bool ok = same_double(got, want);
+        if (!ok && ++failures > 8) return;
+        INFO("case " << d.c.name << " " << where << ": ours " << fmt17(got) << ", libvmaf "
+                     << fmt17(want));
+        CHECK(ok);
+    };
+    for (std::size_t i = 0; i < ours.size(); i++) {
+        const auto& m = frames[i].at("metrics");
+        for (const auto& k : keys) {
+            INFO("case " << d.c.name << " frame " << i << " key " << k);
+            REQUIRE(m.contains(k));
+            REQUIRE(ours[i].count(k) == 1);
+            check("frame " + std::to_string(i) + " key " + k, ours[i].at(k), m.at(k).get<double>());
+        }
+    }
+    const auto& pooled = d.g.at("pooled_metrics");
+    const std::pair<const char*, int> pools[] = {{"mean", VMAF_CUDA_POOL_MEAN},
+                                                 {"harmonic_mean", VMAF_CUDA_POOL_HARMONIC_MEAN},
+                                                 {"min", VMAF_CUDA_POOL_MIN},
+                                                 {"max", VMAF_CUDA_POOL_MAX}};
+    for (const auto& k : keys) {
+        std::vector<double> v;
+        for (const auto& f : ours) v.push_back(f.at(k));
+        for (const auto& [name, method] : pools)
+            check("pooled " + std::string(name) + " of " + k, vmaf_cuda::engine::pool(v, method),
+                  pooled.at(k).at(name).get<double>());
+    }
+    INFO("case " << d.c.name << ": " << failures << " of " << checked << " values differ");
+    CHECK(failures == 0);
+}
+
+} // namespace
+
+TEST_CASE("companion psnr (enable_mse, enable_apsnr) vs libvmaf", "[golden][psnr]") {
+    for (const auto& c : golden_cases()) {
+        const CaseData d = load_case(c);
+        REQUIRE(d.ref.size() == c.frames);
+        REQUIRE(d.dis.size() == c.frames);
+        ref::PsnrOptions opt;
+        opt.enable_mse = true;
+        opt.enable_apsnr = true;
+        const ref::PsnrSetup setup = ref::psnr_setup(opt, c.bpc, c.width, c.height, c.chroma);
+        ref::PsnrTotals totals{};
+        FrameValues ours;
+        const char* psnr_names[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+        const char* mse_names[3] = {"mse_y", "mse_cb", "mse_cr"};
+        for (unsigned i = 0; i < c.frames; i++) {
+            ref::PsnrAccum acc;
+            ref::psnr_accumulate(view_of(d.ref[i], c), view_of(d.dis[i], c), setup, acc);
+            ref::psnr_totals_add(totals, acc);
+            const ref::PsnrScores s = ref::psnr_finish(setup, acc);
+            auto& m = ours.emplace_back();
+            for (unsigned p = 0; p < 3; p++) {
+                m[psnr_names[p]] = s.psnr[p];
+                m[mse_names[p]] = s.mse[p];
+            }
+        }
+        compare(d, ours, {"psnr_y", "psnr_cb", "psnr_cr", "mse_y", "mse_cb", "mse_cr"});
+        const ref::PsnrAggregate a = ref::psnr_aggregate(setup, totals);
+        const char* apsnr_names[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
+        for (unsigned p = 0; p < 3; p++) {
+            const double want = d.g.at("aggregate_metrics").at(apsnr_names[p]).get<double>();
+            INFO("case " << c.name << " aggregate " << apsnr_names[p] << ": ours "
+                         << fmt17(a.apsnr[p]) << ", libvmaf " << fmt17(want));
+            CHECK(same_double(a.apsnr[p], want));
+        }
+    }
+}
