@@ -8,11 +8,13 @@
 #include "pooling.h"
 #include "vmaf_cuda.h"
 
+#include "ciede.h"
 #include "psnr.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,12 +66,14 @@ void compare(const CaseData& d, const FrameValues& ours, const std::vector<std::
     const auto& frames = d.g.at("frames");
     REQUIRE(frames.size() == ours.size());
     unsigned failures = 0, checked = 0;
-    auto check = [&](const std::string& where, double got, double want) {
+    // libvmaf's JSON writer prints a non-finite value as null (e.g. ciede2000 of two
+    // identical black frames: 45 - 20 * log10(0) = +inf); null matches any non-finite value.
+    auto check = [&](const std::string& where, double got, const nlohmann::json& want) {
         ++checked;
-        const bool ok = same_double(got, want);
+        const bool ok = want.is_null() ? !std::isfinite(got) : same_double(got, want.get<double>());
         if (!ok && ++failures > 8) return;
         INFO("case " << d.c.name << " " << where << ": ours " << fmt17(got) << ", libvmaf "
-                     << fmt17(want));
+                     << (want.is_null() ? std::string("null") : fmt17(want.get<double>())));
         CHECK(ok);
     };
     for (std::size_t i = 0; i < ours.size(); i++) {
@@ -78,7 +82,7 @@ void compare(const CaseData& d, const FrameValues& ours, const std::vector<std::
             INFO("case " << d.c.name << " frame " << i << " key " << k);
             REQUIRE(m.contains(k));
             REQUIRE(ours[i].count(k) == 1);
-            check("frame " + std::to_string(i) + " key " + k, ours[i].at(k), m.at(k).get<double>());
+            check("frame " + std::to_string(i) + " key " + k, ours[i].at(k), m.at(k));
         }
     }
     const auto& pooled = d.g.at("pooled_metrics");
@@ -91,7 +95,7 @@ void compare(const CaseData& d, const FrameValues& ours, const std::vector<std::
         for (const auto& f : ours) v.push_back(f.at(k));
         for (const auto& [name, method] : pools)
             check("pooled " + std::string(name) + " of " + k, vmaf_cuda::engine::pool(v, method),
-                  pooled.at(k).at(name).get<double>());
+                  pooled.at(k).at(name));
     }
     INFO("case " << d.c.name << ": " << failures << " of " << checked << " values differ");
     CHECK(failures == 0);
@@ -132,5 +136,32 @@ TEST_CASE("companion psnr (enable_mse, enable_apsnr) vs libvmaf", "[golden][psnr
                          << fmt17(a.apsnr[p]) << ", libvmaf " << fmt17(want));
             CHECK(same_double(a.apsnr[p], want));
         }
+    }
+}
+
+TEST_CASE("companion ciede vs libvmaf", "[golden][ciede]") {
+    for (const auto& c : golden_cases()) {
+        const CaseData d = load_case(c);
+        if (c.chroma == 420 && c.height % 2 == 1) {
+            // libvmaf's 4:2:0 upsampling reads the V samples of the last luma row from heap
+            // memory past its picture (ciede.h); its values there are not reproducible.
+            // Checked instead: finite, and within 0.1 of libvmaf's.
+            WARN("case " << c.name << ": odd-height 4:2:0, libvmaf reads past its picture for "
+                 "ciede; compared approximately");
+            for (unsigned i = 0; i < c.frames; i++) {
+                const double got = ref::ciede_score(view_of(d.ref[i], c), view_of(d.dis[i], c));
+                const double want = d.g.at("frames")[i].at("metrics").at("ciede2000").get<double>();
+                INFO("case " << c.name << " frame " << i << ": ours " << fmt17(got)
+                             << ", libvmaf " << fmt17(want));
+                CHECK(std::abs(got - want) < 0.1);
+            }
+            continue;
+        }
+        REQUIRE(d.ref.size() == c.frames);
+        FrameValues ours;
+        for (unsigned i = 0; i < c.frames; i++)
+            ours.emplace_back()["ciede2000"] =
+                ref::ciede_score(view_of(d.ref[i], c), view_of(d.dis[i], c));
+        compare(d, ours, {"ciede2000"});
     }
 }
