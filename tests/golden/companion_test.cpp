@@ -10,6 +10,7 @@
 
 #include "ciede.h"
 #include "psnr.h"
+#include "ssim.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -163,5 +164,25 @@ TEST_CASE("companion ciede vs libvmaf", "[golden][ciede]") {
             ours.emplace_back()["ciede2000"] =
                 ref::ciede_score(view_of(d.ref[i], c), view_of(d.dis[i], c));
         compare(d, ours, {"ciede2000"});
+    }
+}
+
+TEST_CASE("companion float_ssim (enable_lcs) vs libvmaf", "[golden][float_ssim]") {
+    for (const auto& c : golden_cases()) {
+        const CaseData d = load_case(c);
+        REQUIRE(d.ref.size() == c.frames);
+        ref::FloatSsimOptions opt;
+        opt.enable_lcs = true;
+        FrameValues ours;
+        for (unsigned i = 0; i < c.frames; i++) {
+            const ref::FloatSsimScores s =
+                ref::float_ssim(view_of(d.ref[i], c).y, view_of(d.dis[i], c).y, opt);
+            auto& m = ours.emplace_back();
+            m["float_ssim"] = s.ssim;
+            m["float_ssim_l"] = s.l;
+            m["float_ssim_c"] = s.c;
+            m["float_ssim_s"] = s.s;
+        }
+        compare(d, ours, {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"});
     }
 }
