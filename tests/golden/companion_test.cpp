@@ -9,6 +9,7 @@
 #include "vmaf_cuda.h"
 
 #include "ciede.h"
+#include "ms_ssim.h"
 #include "psnr.h"
 #include "ssim.h"
 
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -185,4 +187,66 @@ TEST_CASE("companion float_ssim (enable_lcs) vs libvmaf", "[golden][float_ssim]"
         }
         compare(d, ours, {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"});
     }
+}
+
+TEST_CASE("companion float_ms_ssim (enable_lcs) vs libvmaf", "[golden][float_ms_ssim]") {
+    for (const auto& c : golden_cases()) {
+        // Where libvmaf failed ("scale below 1x1!"), the size must be refused up front.
+        std::string err;
+        for (const auto& e : std::filesystem::directory_iterator(golden_dir() + "/libvmaf")) {
+            const std::string f = e.path().filename().string();
+            if (f.rfind(c.name + ".float_ms_ssim", 0) == 0 && f.size() > 10 &&
+                f.compare(f.size() - 10, 10, ".error.txt") == 0)
+                err = e.path().string();
+        }
+        if (!err.empty()) {
+            INFO("case " << c.name << ": libvmaf failed (" << err << "), size " << c.width << "x"
+                         << c.height);
+            CHECK_THROWS_AS(ref::float_ms_ssim_check_size(c.width, c.height), std::invalid_argument);
+            continue;
+        }
+        CHECK_NOTHROW(ref::float_ms_ssim_check_size(c.width, c.height));
+        const CaseData d = load_case(c);
+        REQUIRE(d.ref.size() == c.frames);
+        ref::FloatMsSsimOptions opt;
+        opt.enable_lcs = true;
+        FrameValues ours;
+        std::vector<std::string> keys = {"float_ms_ssim"};
+        for (const char* t : {"l", "c", "s"})
+            for (int k = 0; k < ref::kMsSsimScales; k++)
+                keys.push_back(std::string("float_ms_ssim_") + t + "_scale" + std::to_string(k));
+        for (unsigned i = 0; i < c.frames; i++) {
+            const ref::FloatMsSsimScores s =
+                ref::float_ms_ssim(view_of(d.ref[i], c).y, view_of(d.dis[i], c).y, opt);
+            auto& m = ours.emplace_back();
+            m["float_ms_ssim"] = s.ms_ssim;
+            for (int k = 0; k < ref::kMsSsimScales; k++) {
+                const std::string sk = "_scale" + std::to_string(k);
+                m["float_ms_ssim_l" + sk] = s.l[k];
+                m["float_ms_ssim_c" + sk] = s.c[k];
+                m["float_ms_ssim_s" + sk] = s.s[k];
+            }
+        }
+        compare(d, ours, keys);
+    }
+}
+
+TEST_CASE("float_ms_ssim smallest size (libvmaf: \"scale below 1x1!\")", "[golden][float_ms_ssim]") {
+    CHECK(ref::float_ms_ssim_min_size() == 176);
+    CHECK_NOTHROW(ref::float_ms_ssim_check_size(176, 176));
+    CHECK_THROWS_AS(ref::float_ms_ssim_check_size(175, 1080), std::invalid_argument);
+    CHECK_THROWS_AS(ref::float_ms_ssim_check_size(1920, 175), std::invalid_argument);
+    CHECK_THROWS_AS(ref::float_ms_ssim_check_size(18, 22), std::invalid_argument);
+    try {
+        ref::float_ms_ssim_check_size(160, 90);
+    } catch (const std::invalid_argument& e) {
+        const std::string m = e.what();
+        CHECK(m.find("float_ms_ssim") != std::string::npos);
+        CHECK(m.find("160x90") != std::string::npos);
+        CHECK(m.find("176x176") != std::string::npos);
+    }
+    // The luma plane of a refused size is refused by the computation too (no crash).
+    std::vector<std::uint8_t> px(160 * 90, 128);
+    const ref::LumaView v{px.data(), 160, 160, 90, 8};
+    CHECK_THROWS_AS(ref::float_ms_ssim(v, v, {}), std::invalid_argument);
 }
