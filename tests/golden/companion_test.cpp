@@ -250,3 +250,155 @@ TEST_CASE("float_ms_ssim smallest size (libvmaf: \"scale below 1x1!\")", "[golde
     const ref::LumaView v{px.data(), 160, 160, 90, 8};
     CHECK_THROWS_AS(ref::float_ms_ssim(v, v, {}), std::invalid_argument);
 }
+
+namespace {
+
+/// The first frame of `c` with every plane copied to a pitch `extra` bytes wider
+/// (filled with 0xEE), to show that only the plane's samples are read.
+struct PaddedFrame {
+    std::vector<std::uint8_t> mem[3];
+    ref::YuvView view;
+};
+PaddedFrame padded(const YuvFrame& f, const GoldenCase& c, std::size_t extra) {
+    PaddedFrame p;
+    p.view = view_of(f, c);
+    ref::LumaView* planes[3] = {&p.view.y, &p.view.cb, &p.view.cr};
+    for (unsigned i = 0; i < 3; i++) {
+        const std::size_t row = f.pitch(i), pitch = row + extra, rows = planes[i]->height;
+        p.mem[i].assign(pitch * rows, 0xEE);
+        for (std::size_t r = 0; r < rows; r++)
+            std::memcpy(p.mem[i].data() + r * pitch, f.plane(i) + r * row, row);
+        planes[i]->data = p.mem[i].data();
+        planes[i]->pitch = std::ptrdiff_t(pitch);
+    }
+    return p;
+}
+
+const GoldenCase& find_case(const std::vector<GoldenCase>& cases, const std::string& name) {
+    for (const auto& c : cases)
+        if (c.name == name) return c;
+    throw std::runtime_error("golden case " + name + " not in cases.tsv");
+}
+
+} // namespace
+
+TEST_CASE("companion features read only the plane samples (padded pitch)", "[golden][pitch]") {
+    const auto cases = golden_cases();
+    for (const char* name : {"testsrc2_321x241_8bit", "sparks_480x270_5f_10bit"}) {
+        const GoldenCase& c = find_case(cases, name);
+        const CaseData d = load_case(c);
+        const PaddedFrame pr = padded(d.ref[0], c, 6), pd = padded(d.dis[0], c, 10);
+        const ref::YuvView tr = view_of(d.ref[0], c), td = view_of(d.dis[0], c);
+        INFO("case " << name);
+
+        const ref::PsnrSetup setup = ref::psnr_setup({}, c.bpc, c.width, c.height, c.chroma);
+        ref::PsnrAccum a, b;
+        ref::psnr_accumulate(tr, td, setup, a);
+        ref::psnr_accumulate(pr.view, pd.view, setup, b);
+        for (unsigned p = 0; p < 3; p++) CHECK(a.sse[p] == b.sse[p]);
+
+        CHECK(same_double(ref::ciede_score(tr, td), ref::ciede_score(pr.view, pd.view)));
+
+        const ref::FloatSsimScores s1 = ref::float_ssim(tr.y, td.y, {});
+        const ref::FloatSsimScores s2 = ref::float_ssim(pr.view.y, pd.view.y, {});
+        CHECK(same_double(s1.ssim, s2.ssim));
+        const ref::FloatMsSsimScores m1 = ref::float_ms_ssim(tr.y, td.y, {});
+        const ref::FloatMsSsimScores m2 = ref::float_ms_ssim(pr.view.y, pd.view.y, {});
+        CHECK(same_double(m1.ms_ssim, m2.ms_ssim));
+    }
+}
+
+TEST_CASE("psnr options without golden logs: reduced_hbd_peak, min_sse, enable_chroma, 4:0:0",
+          "[golden][psnr]") {
+    const auto cases = golden_cases();
+    const GoldenCase& c8 = find_case(cases, "src01_576x324_3f_8bit");
+    const CaseData d8 = load_case(c8);
+    // 10/12/16-bit src01 are the 8-bit clip shifted up: with reduced_hbd_peak the peak and
+    // the SSE scale by the same power of two, so psnr equals the 8-bit golden value exactly.
+    for (const char* name : {"src01_576x324_3f_10bit", "src01_576x324_3f_12bit", "src01_576x324_3f_16bit"}) {
+        const GoldenCase& c = find_case(cases, name);
+        const CaseData d = load_case(c);
+        ref::PsnrOptions opt;
+        opt.reduced_hbd_peak = true;
+        const ref::PsnrSetup setup = ref::psnr_setup(opt, c.bpc, c.width, c.height, c.chroma);
+        CHECK(setup.peak == (255u << (c.bpc - 8)));
+        for (unsigned i = 0; i < c.frames; i++) {
+            ref::PsnrAccum acc;
+            ref::psnr_accumulate(view_of(d.ref[i], c), view_of(d.dis[i], c), setup, acc);
+            const ref::PsnrScores s = ref::psnr_finish(setup, acc);
+            const auto& m = d8.g.at("frames")[i].at("metrics");
+            const char* names[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+            for (unsigned p = 0; p < 3; p++) {
+                INFO(name << " frame " << i << " " << names[p] << ": " << fmt17(s.psnr[p]));
+                CHECK(same_double(s.psnr[p], m.at(names[p]).get<double>()));
+            }
+        }
+    }
+
+    // min_sse: identical pictures hit the ceiling ceil(10 log10(peak^2 / (min_sse / n))),
+    // n the plane size with libvmaf's w/2, h/2 (floor) for 4:2:0 chroma.
+    const GoldenCase& c = find_case(cases, "testsrc2_321x241_8bit");
+    const CaseData d = load_case(c);
+    const ref::YuvView v = view_of(d.ref[0], c);
+    ref::PsnrOptions opt;
+    opt.min_sse = 0.5;
+    opt.enable_apsnr = true;
+    const ref::PsnrSetup setup = ref::psnr_setup(opt, 8, c.width, c.height, c.chroma);
+    ref::PsnrAccum acc;
+    ref::psnr_accumulate(v, v, setup, acc);
+    const ref::PsnrScores s = ref::psnr_finish(setup, acc);
+    CHECK(acc.sse[0] == 0);
+    CHECK(s.psnr[0] == std::ceil(10. * std::log10(65025. / (0.5 / (321. * 241.)))));
+    CHECK(s.psnr[1] == std::ceil(10. * std::log10(65025. / (0.5 / (160. * 120.)))));
+    CHECK(s.mse[0] == 0.0);
+    // Without min_sse the ceiling is 6 * bpc + 12.
+    const ref::PsnrSetup plain = ref::psnr_setup({}, 10, 64, 64, 420);
+    CHECK(plain.psnr_max[0] == 72.0);
+    CHECK(plain.psnr_max[2] == 72.0);
+    // apsnr with zero SSE: +inf clipped to ceil(10 log10(peak^2 * n * 2)).
+    ref::PsnrTotals t{};
+    ref::psnr_totals_add(t, acc);
+    const ref::PsnrAggregate a = ref::psnr_aggregate(setup, t);
+    CHECK(a.apsnr[0] == std::ceil(10 * std::log10(65025. * 321. * 241. * 2)));
+
+    // enable_chroma=false and 4:0:0: luma only; libvmaf's flush still reports chroma apsnr
+    // (no pixels: -inf).
+    ref::PsnrOptions no_chroma;
+    no_chroma.enable_chroma = false;
+    for (const auto& [o, fmt] : {std::pair{no_chroma, 420u}, std::pair{ref::PsnrOptions{}, 400u}}) {
+        const ref::PsnrSetup s1 = ref::psnr_setup(o, 8, c.width, c.height, fmt);
+        CHECK(s1.planes == 1);
+        ref::YuvView y = v, yd = view_of(d.dis[0], c);
+        y.chroma = yd.chroma = fmt;
+        ref::PsnrAccum a1;
+        ref::psnr_accumulate(y, yd, s1, a1);
+        CHECK(a1.n_pixels[1] == 0);
+        ref::PsnrTotals t1{};
+        ref::psnr_totals_add(t1, a1);
+        const ref::PsnrAggregate g1 = ref::psnr_aggregate(s1, t1);
+        CHECK(std::isinf(g1.apsnr[1]));
+        CHECK(g1.apsnr[1] < 0);
+        CHECK(std::isfinite(g1.apsnr[0]));
+    }
+    CHECK_THROWS_AS(ref::psnr_setup({}, 9, 64, 64, 420), std::invalid_argument);
+    CHECK_THROWS_AS(ref::psnr_setup({}, 8, 64, 64, 411), std::invalid_argument);
+}
+
+TEST_CASE("ciede formats: 4:4:4 runs, 4:2:2 and 4:0:0 refused", "[golden][ciede]") {
+    std::vector<std::uint8_t> a(32 * 24, 100), b(32 * 24, 110), u(32 * 24, 90), w(32 * 24, 160);
+    ref::YuvView r, d;
+    r.chroma = d.chroma = 444;
+    r.y = {a.data(), 32, 32, 24, 8};
+    r.cb = {u.data(), 32, 32, 24, 8};
+    r.cr = {w.data(), 32, 32, 24, 8};
+    d = r;
+    d.y.data = b.data();
+    const double s = ref::ciede_score(r, d);
+    CHECK(std::isfinite(s));
+    // Uniform pictures: every pixel has the same dE00, so the score is 45 - 20 log10(dE00).
+    CHECK(s == 45. - 20. * std::log10(double(ref::ciede_de00(8, 100, 90, 160, 110, 90, 160))));
+    r.chroma = d.chroma = 422;
+    CHECK_THROWS_AS(ref::ciede_score(r, d), std::invalid_argument);
+    r.chroma = d.chroma = 400;
+    CHECK_THROWS_AS(ref::ciede_score(r, d), std::invalid_argument);
+}
