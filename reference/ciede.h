@@ -28,10 +28,12 @@
 /// (`vmaf_picture_alloc`). For odd w or h, x / 2 or y / 2 reach one past libvmaf's plane:
 /// libvmaf then reads linear sample (y / 2) * S + x / 2 of that layout (the padding, the
 /// next row, the V plane after U, or past the end of V). ciede_map() reproduces that
-/// layout, so odd widths are exact. Odd heights are not: the last luma row (and the last
-/// column of the two rows above it) takes V samples from heap memory past libvmaf's
-/// picture, which holds whatever the allocator left there; ciede_map() reads those as 0
-/// (on the golden 321x241 case libvmaf's ciede2000 is 0.01..0.02 lower).
+/// layout. Where libvmaf reads past the end of its picture (odd heights: the V samples of
+/// the last luma row; odd widths with (w >> 1) a multiple of 32: the last column of the
+/// last two rows) it reads heap memory holding whatever the allocator left there;
+/// ciede_map() reads those samples as 0. With that memory zeroed, libvmaf gives the same
+/// doubles for every odd size (tests/golden/libvmaf_diff.cpp); on the golden 321x241 case
+/// (odd height) libvmaf's ciede2000 is 0.01..0.02 lower than ours.
 /// 4:4:4 reads the planes directly. 4:2:2 is refused: libvmaf's code indexes 4:2:2 chroma
 /// at (x, y / 2), reading outside the picture for most pixels (not reproducible).
 /// 4:0:0 is refused (libvmaf: -EINVAL at init).
