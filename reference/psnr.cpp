@@ -70,6 +70,9 @@ PsnrSetup psnr_setup(const PsnrOptions& opt, unsigned bpc, unsigned width, unsig
     s.bpc = bpc;
     if (chroma == 400) s.opt.enable_chroma = false;
     s.planes = s.opt.enable_chroma ? 3 : 1;
+    s.width = width;
+    s.height = height;
+    s.chroma = chroma;
     // `255 * 1 << (bpc - 8)` in libvmaf: (255 * 1) << (bpc - 8).
     s.peak = opt.reduced_hbd_peak ? (255u << (bpc - 8)) : ((1u << bpc) - 1u);
     const bool ss_hor = chroma != 444;
@@ -90,13 +93,16 @@ PsnrSetup psnr_setup(const PsnrOptions& opt, unsigned bpc, unsigned width, unsig
 void psnr_accumulate(const YuvView& ref, const YuvView& dis, const PsnrSetup& setup,
                      PsnrAccum& out) {
     out = PsnrAccum{};
-    const unsigned w = ref.y.width, h = ref.y.height;
-    if (dis.y.width != w || dis.y.height != h || ref.chroma != dis.chroma)
-        throw std::invalid_argument("psnr: ref and dis pictures differ in size or format");
+    const unsigned w = setup.width, h = setup.height;
+    for (const YuvView* pic : {&ref, &dis})
+        if (pic->y.width != w || pic->y.height != h || pic->chroma != setup.chroma)
+            throw std::invalid_argument("psnr: picture size or chroma format differs from the "
+                                        "setup's " + std::to_string(w) + "x" +
+                                        std::to_string(h) + " " + std::to_string(setup.chroma));
     for (unsigned p = 0; p < setup.planes; p++) {
         const LumaView& r = ref.plane(p);
         const LumaView& d = dis.plane(p);
-        const unsigned pw = plane_w(p, w, ref.chroma), ph = plane_h(p, h, ref.chroma);
+        const unsigned pw = plane_w(p, w, setup.chroma), ph = plane_h(p, h, setup.chroma);
         if (r.bpc != setup.bpc || d.bpc != setup.bpc)
             throw std::invalid_argument("psnr: plane bpc differs from the setup's");
         if (r.width < pw || r.height < ph || d.width < pw || d.height < ph)

@@ -41,6 +41,7 @@ struct PsnrSetup {
                          ///< ceil(10*log10(peak*peak / (min_sse / (pw*ph)))), pw x ph the
                          ///< plane size with libvmaf's w/2, h/2 (floor) for chroma
     unsigned planes;     ///< 3 with chroma, else 1
+    unsigned width, height, chroma; ///< the format it was set up for (checked per frame)
 };
 
 /// \throws std::invalid_argument for bpc not in {8, 10, 12, 16}, chroma not in
@@ -60,8 +61,8 @@ struct PsnrAccum {
 };
 
 /// The SSE of every computed plane of one frame pair; `out` is overwritten.
-/// \throws std::invalid_argument if the planes do not match `setup` (luma size given at
-/// setup is checked by the caller) or are smaller than libvmaf's plane sizes.
+/// \throws std::invalid_argument if the pictures do not have the size, chroma format and
+/// bpc of `setup`, or a plane is smaller than libvmaf's plane size.
 void psnr_accumulate(const YuvView& ref, const YuvView& dis, const PsnrSetup& setup,
                      PsnrAccum& out);
 
