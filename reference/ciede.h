@@ -48,7 +48,7 @@ namespace vmaf_cuda::ref {
 /// (the message says why), or for an empty picture.
 void ciede_check_format(unsigned width, unsigned height, unsigned bpc, unsigned chroma);
 
-/// dE00 of one pixel pair, libvmaf's `get_lab_color` (BT.709 limited range, in double,
+/// dE00 (CIEDE2000 colour difference, >= 0, about 0..120) of one pixel pair, libvmaf's `get_lab_color` (BT.709 limited range, in double,
 /// L*a*b* rounded to float) and `ciede2000` (kL = 0.65, kC = 1, kH = 4, mixed float /
 /// double) of the sample values (integers in [0, 2^bpc), passed as float as libvmaf does).
 float ciede_de00(unsigned bpc, float r_y, float r_u, float r_v, float d_y, float d_u,
@@ -62,7 +62,8 @@ void ciede_map(const YuvView& ref, const YuvView& dis, std::vector<float>& de00)
 /// libvmaf's sum: `double s = 0; for each value in order: s += value;`
 double ciede_sum(const std::vector<float>& de00);
 
-/// `45. - 20. * log10(de00_sum / (double)(w * h))` (unsigned product).
+/// `45. - 20. * log10(de00_sum / (double)(w * h))` (unsigned product): higher is closer;
+/// +inf when every dE00 is 0 (identical pictures; libvmaf's log prints null).
 double ciede_finish(double de00_sum, unsigned width, unsigned height);
 
 /// ciede_finish(ciede_sum(ciede_map(ref, dis))): the frame's `ciede2000`.

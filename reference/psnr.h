@@ -72,8 +72,8 @@ void psnr_accumulate(const YuvView& ref, const YuvView& dis, const PsnrSetup& se
 /// with P = 65025 at 8 bpc (libvmaf's 8-bit path uses 255 whatever reduced_hbd_peak says)
 /// and P = peak * peak (uint32) above. MIN/MAX are libvmaf's macros (a < b ? a : b).
 struct PsnrScores {
-    double psnr[3];
-    double mse[3];
+    double psnr[3]; ///< dB, at most psnr_max[p]
+    double mse[3];  ///< mean squared difference, in squared bpc-bit sample units
 };
 PsnrScores psnr_finish(const PsnrSetup& setup, const PsnrAccum& acc);
 
@@ -91,7 +91,7 @@ void psnr_totals_add(PsnrTotals& totals, const PsnrAccum& frame);
 ///   value = MIN(apsnr, max)
 /// (sse = 0 gives +inf, clipped to max; n_pixels = 0 gives NaN / -inf, as libvmaf.)
 struct PsnrAggregate {
-    double apsnr[3];
+    double apsnr[3]; ///< dB over the whole stream (one SSE / one pixel count per plane)
 };
 PsnrAggregate psnr_aggregate(const PsnrSetup& setup, const PsnrTotals& totals);
 

@@ -11,8 +11,8 @@
 /// Steps (for the GPU port):
 /// 1. iqa_picture_to_float() of ref and dis (8-bit scale floats).
 /// 2. Size rule: scale = float_ssim_scale(); libvmaf's auto rule is
-///    max(1, _round((float)min(w, h) / 256.0f)) (1 below 384 lines, 2 for 384..639, e.g.
-///    2 for 854x480 and 1080p's 1920x1080 -> 4, 4K -> 8). When scale > 1 both images are
+///    max(1, _round((float)min(w, h) / 256.0f)): 1 for min(w, h) < 384, 2 for 384..639
+///    (854x480 -> 2), 3 for 640..895, 1920x1080 -> 4, 3840x2160 -> 8. When scale > 1 both images are
 ///    decimated IN PLACE by iqa_decimate() with a scale x scale box kernel of
 ///    1.0f / (scale * scale) (float division), size w / scale + (w & 1) by
 ///    h / scale + (h & 1).
@@ -47,6 +47,8 @@ struct FloatSsimOptions {
 int float_ssim_scale(unsigned width, unsigned height, int scale_option);
 
 /// The frame's outputs (float results widened to double, as libvmaf reports them).
+/// Unitless; ssim, c, s in [-1, 1] (1 for identical pictures), l in (0, 1]; ssim in dB
+/// with enable_db.
 struct FloatSsimScores {
     double ssim, l, c, s;
 };
