@@ -2,7 +2,8 @@
 #pragma once
 /// \file golden_util.h
 /// Reading ../shared/golden: the case list, the per-frame CSVs (values printed with
-/// %.17g, so strtod gives libvmaf's exact doubles) and the clips' luma planes.
+/// %.17g, so strtod gives libvmaf's exact doubles) and the clips' planes (luma only, or
+/// all three).
 
 #include <cstdint>
 #include <cstdio>
