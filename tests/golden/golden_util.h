@@ -2,7 +2,8 @@
 #pragma once
 /// \file golden_util.h
 /// Reading ../shared/golden: the case list, the per-frame CSVs (values printed with
-/// %.17g, so strtod gives libvmaf's exact doubles) and the clips' luma planes.
+/// %.17g, so strtod gives libvmaf's exact doubles) and the clips' planes (luma only, or
+/// all three).
 
 #include <cstdint>
 #include <cstdio>
@@ -168,10 +169,14 @@ inline std::vector<std::vector<std::uint8_t>> read_luma_frames(const GoldenCase&
     return out;
 }
 
-/// One frame of a raw planar YUV file: Y (width x height), U and V (chroma_width x
-/// chroma_height each), tightly packed; 16-bit little-endian samples above 8 bits.
+/// One frame of a raw planar YUV file: Y (w x h), U and V (cw x ch each, ceil halves
+/// where subsampled, as in the files), tightly packed; 16-bit little-endian above 8 bits.
 struct YuvFrame {
     std::vector<std::uint8_t> y, u, v;
+    std::size_t bps = 1;             ///< bytes per sample
+    unsigned w = 0, h = 0, cw = 0, ch = 0;
+    const std::uint8_t* plane(unsigned p) const { return p == 0 ? y.data() : p == 1 ? u.data() : v.data(); }
+    std::size_t pitch(unsigned p) const { return (p == 0 ? w : cw) * bps; }
 };
 
 /// Chroma plane size of a case as stored in the files: ceil halves where subsampled.
@@ -184,16 +189,21 @@ inline unsigned chroma_height(const GoldenCase& c) {
 
 /// Reads all frames (all three planes) of a raw planar YUV file.
 inline std::vector<YuvFrame> read_yuv_frames(const GoldenCase& c, const std::string& path) {
-    const std::size_t bps = c.bpc > 8 ? 2 : 1;
-    const std::size_t luma = std::size_t(c.width) * c.height * bps;
-    const std::size_t chroma = std::size_t(chroma_width(c)) * chroma_height(c) * bps;
+    YuvFrame proto;
+    proto.bps = c.bpc > 8 ? 2 : 1;
+    proto.w = c.width;
+    proto.h = c.height;
+    proto.cw = chroma_width(c);
+    proto.ch = chroma_height(c);
+    const std::size_t luma = std::size_t(proto.w) * proto.h * proto.bps;
+    const std::size_t chroma = std::size_t(proto.cw) * proto.ch * proto.bps;
     const std::size_t frame = luma + 2 * chroma;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);
     std::vector<YuvFrame> out;
     std::vector<char> buf(frame);
     while (in.read(buf.data(), std::streamsize(frame))) {
-        YuvFrame f;
+        YuvFrame f = proto;
         const auto b = buf.begin();
         f.y.assign(b, b + std::ptrdiff_t(luma));
         f.u.assign(b + std::ptrdiff_t(luma), b + std::ptrdiff_t(luma + chroma));
