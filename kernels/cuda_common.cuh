@@ -44,6 +44,36 @@ struct DeviceLuma {
     unsigned bpc = 8;
 };
 
+/// One plane of a picture in device memory, as NVDEC and FFmpeg's CUDA frames hold it:
+/// planar (yuv420p: step 1) or one component of an interleaved chroma plane (NV12, P010,
+/// P016: U at the plane's first sample, V one sample later, step 2), read in place.
+/// - `data`: first sample of row 0 of this component.
+/// - `pitch`: bytes from one row to the next.
+/// - `width`, `height`: in samples of this component (chroma: the subsampled size).
+/// - `bpc`: 8: uint8_t storage; 9..16: uint16_t storage.
+/// - `step`: storage elements from one sample of the row to the next (1 or 2).
+/// - `shift`: the value of a sample is `stored >> shift` (P010: 6; planar: 0).
+/// Kernels of the companion features (psnr, ciede, ssim, ms_ssim, cambi, speed) take
+/// these; the value of sample (x, y) is `load(p, x, y)`.
+struct DevicePlane {
+    const void* data = nullptr;
+    std::size_t pitch = 0;
+    unsigned width = 0;
+    unsigned height = 0;
+    unsigned bpc = 8;
+    unsigned step = 1;
+    unsigned shift = 0;
+};
+
+#ifdef __CUDACC__
+/// Value of sample (x, y) of `p` (no bounds check).
+__device__ __forceinline__ unsigned load(const DevicePlane& p, unsigned x, unsigned y) {
+    const unsigned char* row = static_cast<const unsigned char*>(p.data) + std::size_t(y) * p.pitch;
+    if (p.bpc == 8) return row[std::size_t(x) * p.step] >> p.shift;
+    return reinterpret_cast<const unsigned short*>(row)[std::size_t(x) * p.step] >> p.shift;
+}
+#endif
+
 /// Owns a cudaMalloc'ed buffer of `bytes` bytes (uninitialised).
 class DeviceBuffer {
 public:
