@@ -103,6 +103,11 @@ unsigned vmaf_cuda_model_count(const VmafCudaSession* vs) {
     return vs && vs->impl ? unsigned(vs->impl->models().size()) : 0;
 }
 
+unsigned vmaf_cuda_model_bootstrap_count(const VmafCudaSession* vs, unsigned i) {
+    if (!vs || !vs->impl || i >= vs->impl->models().size()) return 0;
+    return unsigned(vs->impl->models()[i].bootstrap().size());
+}
+
 const char* vmaf_cuda_model_name(const VmafCudaSession* vs, unsigned i) {
     if (!vs || !vs->impl || i >= vs->impl->models().size()) return nullptr;
     return vs->impl->models()[i].name().c_str();

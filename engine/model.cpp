@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -296,6 +298,11 @@ ScoreTransform parse_transform(const json& st, bool force_enable) {
 
 // ---- loading ----------------------------------------------------------------------
 
+/// Builds Model objects from parsed JSON (a friend of Model).
+struct ModelLoader {
+    static Model from_doc(const json& doc, const ModelConfig& cfg);
+};
+
 Model load_model(std::string_view json_text, const ModelConfig& cfg) {
     json doc;
     try {
@@ -303,6 +310,30 @@ Model load_model(std::string_view json_text, const ModelConfig& cfg) {
     } catch (const json::exception& e) {
         fail(std::string("malformed JSON: ") + e.what());
     }
+    if (!doc.is_object()) fail("the model JSON is not an object");
+    if (doc.contains("model_dict") || !doc.contains("0")) return ModelLoader::from_doc(doc, cfg);
+    // A model collection (libvmaf read_json_model.c model_collection_parse): "0" is the
+    // model itself, "1", "2", ... (consecutive from 1) its bootstrap members.
+    Model m;
+    try {
+        m = ModelLoader::from_doc(doc.at("0"), cfg);
+    } catch (const Error& e) {
+        throw Error(e.status, std::string("collection entry \"0\": ") + e.what());
+    }
+    for (unsigned i = 1; doc.contains(std::to_string(i)); ++i) {
+        try {
+            m.bootstrap_.push_back(ModelLoader::from_doc(doc.at(std::to_string(i)), cfg));
+        } catch (const Error& e) {
+            throw Error(e.status, "collection entry \"" + std::to_string(i) + "\": " + e.what());
+        }
+    }
+    if (m.bootstrap_.empty())
+        fail("model collection with an entry \"0\" but no \"1\": not a bootstrap collection");
+    m.set_name(m.name());
+    return m;
+}
+
+Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
     if (!doc.is_object()) fail("the model JSON is not an object");
     const json& md = require(doc, "model_dict", "the model JSON");
     if (!md.is_object()) fail("model_dict must be an object");
@@ -430,7 +461,28 @@ Model load_model_file(const std::string& path, const ModelConfig& cfg) {
 
 // ---- prediction -------------------------------------------------------------------
 
-double Model::predict(std::span<const double> values) const {
+void Model::set_name(std::string n) {
+    name_ = std::move(n);
+    // libvmaf names the members NAME_0001, NAME_0002, ... (read_json_model.c "%s_%04d").
+    char suffix[16];
+    for (std::size_t i = 0; i < bootstrap_.size(); ++i) {
+        std::snprintf(suffix, sizeof suffix, "_%04u", unsigned(i + 1));
+        bootstrap_[i].name_ = name_ + suffix;
+    }
+}
+
+double Model::transform_and_clip(double y) const {
+    if (transform_.enabled) y = apply_transform(transform_, y);
+    if (clip_enabled_) {
+        y = (y < clip_min_) ? clip_min_ : y;
+        y = (y > clip_max_) ? clip_max_ : y;
+    }
+    return y;
+}
+
+double Model::predict(std::span<const double> values) const { return predict(values, 0); }
+
+double Model::predict(std::span<const double> values, unsigned flags) const {
     const std::size_t n = features_.size();
     if (values.size() != n)
         throw Error(VMAF_CUDA_EINTERNAL, "model \"" + name_ + "\" takes " + std::to_string(n) +
@@ -457,12 +509,42 @@ double Model::predict(std::span<const double> values) const {
 
     double y = sum;
     if (linear_rescale_) y = (y - intercept_) / slope_;  // denormalize()
-    if (transform_.enabled) y = apply_transform(transform_, y);
-    if (clip_enabled_) {
+    if (transform_.enabled && !(flags & kPredictNoTransform)) y = apply_transform(transform_, y);
+    if (clip_enabled_ && !(flags & kPredictNoClip)) {
         y = (y < clip_min_) ? clip_min_ : y;
         y = (y > clip_max_) ? clip_max_ : y;
     }
     return y;
+}
+
+BootstrapScores bootstrap_combine(const Model& member0, std::vector<double> raw) {
+    const std::size_t n = raw.size();
+    if (n == 0) throw Error(VMAF_CUDA_EINTERNAL, "bootstrap_combine: no member scores");
+    double sum = 0.;
+    for (double v : raw) sum += v;
+    const double mean = sum / double(n);
+    BootstrapScores out;
+    out.bagging = mean;
+    const double delta = 0.01;
+    double plus = mean + delta, minus = mean - delta;
+    double ssd = 0.;
+    for (double v : raw) ssd += std::pow(v - mean, 2);
+    out.stddev = std::sqrt(ssd / double(n));
+    std::sort(raw.begin(), raw.end());
+    auto percentile = [&](double perc) {
+        const double p = perc * double(n - 1) / 100.;
+        const int lo = int(std::floor(p)), hi = int(std::ceil(p));
+        return lo == hi ? raw[lo] : raw[lo] * (hi - p) + raw[hi] * (p - lo);
+    };
+    out.ci_p95_lo = percentile(2.5);
+    out.ci_p95_hi = percentile(97.5);
+    out.bagging = member0.transform_and_clip(out.bagging);
+    out.ci_p95_lo = member0.transform_and_clip(out.ci_p95_lo);
+    out.ci_p95_hi = member0.transform_and_clip(out.ci_p95_hi);
+    plus = member0.transform_and_clip(plus);
+    minus = member0.transform_and_clip(minus);
+    out.stddev *= (plus - minus) / (2.0 * delta);
+    return out;
 }
 
 void Model::overload(std::string_view extractor, std::string_view option, std::string_view value) {
@@ -476,6 +558,7 @@ void Model::overload(std::string_view extractor, std::string_view option, std::s
         f.key = feature_key(f.name, f.spec);
         f.log_name = std::string(feature_alias(f.key));
     }
+    for (Model& b : bootstrap_) b.overload(extractor, option, value);
 }
 
 } // namespace vmaf_cuda::engine

@@ -113,7 +113,8 @@ class Model {
 public:
     /// Score key (e.g. "vmaf").
     const std::string& name() const { return name_; }
-    void set_name(std::string n) { name_ = std::move(n); }
+    /// Sets the score key; bootstrap members become NAME_0001, NAME_0002, ...
+    void set_name(std::string n);
     /// Where it came from, for messages: "built-in vmaf_v0.6.1" or the file path.
     const std::string& source() const { return source_; }
     void set_source(std::string s) { source_ = std::move(s); }
@@ -130,6 +131,17 @@ public:
     /// denormalise, transform (when enabled), clip (unless disabled).
     /// Throws Error(EINTERNAL) when values.size() != features().size().
     double predict(std::span<const double> values) const;
+    /// The same with libvmaf's VMAF_MODEL_FLAG_DISABLE_TRANSFORM / _DISABLE_CLIP.
+    static constexpr unsigned kPredictNoTransform = 1, kPredictNoClip = 2;
+    double predict(std::span<const double> values, unsigned flags) const;
+    /// transform (when enabled) then clip (when enabled) of a model output: predict.c's
+    /// transform(model, &y, 0); clip(model, &y, 0).
+    double transform_and_clip(double y) const;
+
+    /// Bootstrap members of a model collection (libvmaf VmafModelCollection, e.g.
+    /// vmaf_b_v0.6.3: the model itself is entry "0", the 20 members "1".."20"); empty
+    /// for a plain model. Members read the same features as the model.
+    const std::vector<Model>& bootstrap() const { return bootstrap_; }
 
     // Parameters (read-only), for tests and diagnostics.
     bool linear_rescale() const { return linear_rescale_; }
@@ -143,6 +155,7 @@ public:
 
 private:
     friend Model load_model(std::string_view json_text, const ModelConfig& cfg);
+    friend struct ModelLoader;
     std::string name_, source_;
     std::vector<ModelFeature> features_;
     bool linear_rescale_ = true;
@@ -153,9 +166,24 @@ private:
     double gamma_ = 0.0, rho_ = 0.0;
     std::vector<double> coef_;  ///< one per support vector
     std::vector<double> sv_;    ///< support vectors, dense, coef_.size() x features_.size()
+    std::vector<Model> bootstrap_;
 };
 
-/// Parses a libvmaf model JSON document ({"model_dict": {...}}).
+/// A collection's per-frame summary (libvmaf predict.c vmaf_bootstrap_predict_score_at_index).
+struct BootstrapScores {
+    double bagging = 0, stddev = 0, ci_p95_lo = 0, ci_p95_hi = 0;
+};
+
+/// From the members' untransformed, unclipped scores `raw` (member order): bagging = mean
+/// (summed in order), stddev = sqrt(sum pow(raw - mean, 2) / n), the 2.5th and 97.5th
+/// percentiles of the sorted scores (linear between ranks, p = perc * (n - 1) / 100);
+/// bagging, lo and hi then go through member0's transform and clip, and stddev is scaled
+/// by the slope of that map at the mean (central difference over +-0.01).
+/// `raw` must not be empty (Error EINTERNAL).
+BootstrapScores bootstrap_combine(const Model& member0, std::vector<double> raw);
+
+/// Parses a libvmaf model JSON document ({"model_dict": {...}}), or a model collection
+/// ({"0": {...}, "1": {...}, ...}: "0" is the model, the others its bootstrap members).
 /// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON, a missing key (named), a value of
 /// the wrong type, counts that disagree (feature_names vs slopes/intercepts/
 /// feature_opts_dicts/support-vector indices), an unsupported model/kernel type, or a

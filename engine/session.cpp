@@ -112,8 +112,20 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
         col_motion3_ = add_name(motion3_name);
     }
     plan_.motion = motion;
-    for (const Model& m : models_) {
+    // Model columns: each model's score; a collection (vmaf_b_v0.6.3) then its members'
+    // scores NAME_0001.. and NAME_bagging, _stddev, _ci_p95_lo, _ci_p95_hi, in libvmaf's
+    // order (predict.c vmaf_bootstrap_predict_score_at_index).
+    auto add_output = [&](const std::string& name) {
+        for (const std::string& n : names_)
+            if (n == name)
+                throw Error(VMAF_CUDA_EINVAL, "two outputs are named '" + name +
+                                                  "': give models distinct names (name=...)");
+        names_.push_back(name);
+        return int(names_.size() - 1);
+    };
+    auto add_model_slot = [&](const Model& m) {
         ModelSlot ms;
+        ms.model = &m;
         for (const std::string& f : model_input_names(m)) {
             int col = -1;
             for (std::size_t i = 0; i < names_.size(); ++i)
@@ -123,14 +135,20 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
                                                   "', which no extractor provides");
             ms.cols.push_back(col);
         }
-        ms.out_col = -1;
-        for (std::size_t i = 0; i < names_.size(); ++i)
-            if (names_[i] == m.name())
-                throw Error(VMAF_CUDA_EINVAL, "two outputs are named '" + m.name() +
-                                                  "': give models distinct names (name=...)");
-        names_.push_back(m.name());
-        ms.out_col = int(names_.size() - 1);
+        ms.out_col = add_output(m.name());
         model_slots_.push_back(std::move(ms));
+    };
+    for (const Model& m : models_) {
+        add_model_slot(m);
+        if (m.bootstrap().empty()) continue;
+        BootstrapSlot bs;
+        bs.first = model_slots_.size();
+        for (const Model& b : m.bootstrap()) add_model_slot(b);
+        bs.count = m.bootstrap().size();
+        int k = 0;
+        for (const char* suffix : {"_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi"})
+            bs.col[k++] = add_output(m.name() + suffix);
+        bootstrap_slots_.push_back(bs);
     }
     for (const std::string& n : names_) name_ptrs_.push_back(n.c_str());
 
@@ -249,10 +267,27 @@ void Session::finish_row(FrameRow& row, bool has_next) {
         row.values[col_motion3_] = ref::motion3_score(index, m2, next);
     }
     std::vector<double> in;
-    for (std::size_t m = 0; m < models_.size(); ++m) {
+    for (const ModelSlot& ms : model_slots_) {
         in.clear();
-        for (int c : model_slots_[m].cols) in.push_back(row.values[c]);
-        row.values[model_slots_[m].out_col] = models_[m].predict(in);
+        for (int c : ms.cols) in.push_back(row.values[c]);
+        row.values[ms.out_col] = ms.model->predict(in);
+    }
+    // Collections: bagging, stddev and the 95% interval over the members' untransformed,
+    // unclipped scores.
+    std::vector<double> raw;
+    for (const BootstrapSlot& bs : bootstrap_slots_) {
+        raw.clear();
+        for (std::size_t k = 0; k < bs.count; ++k) {
+            const ModelSlot& ms = model_slots_[bs.first + k];
+            in.clear();
+            for (int c : ms.cols) in.push_back(row.values[c]);
+            raw.push_back(ms.model->predict(in, Model::kPredictNoTransform | Model::kPredictNoClip));
+        }
+        const BootstrapScores b = bootstrap_combine(*model_slots_[bs.first].model, raw);
+        row.values[bs.col[0]] = b.bagging;
+        row.values[bs.col[1]] = b.stddev;
+        row.values[bs.col[2]] = b.ci_p95_lo;
+        row.values[bs.col[3]] = b.ci_p95_hi;
     }
 }
 

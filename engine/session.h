@@ -54,7 +54,10 @@ public:
 private:
     struct AdmSlot { std::string suffix; int col[7]; }; // adm2, aim, adm3, scale0..3
     struct VifSlot { std::string suffix; int col[4]; };
-    struct ModelSlot { std::vector<int> cols; int out_col; };
+    struct ModelSlot { const Model* model; std::vector<int> cols; int out_col; };
+    /// A collection's members are model_slots_[first .. first + count); col: the bagging,
+    /// stddev, ci_p95_lo, ci_p95_hi columns.
+    struct BootstrapSlot { std::size_t first = 0, count = 0; int col[4] = {}; };
 
     int add_name(const std::string& name);
     void collect(bool wait);
@@ -67,7 +70,8 @@ private:
     ExtractorPlan plan_;
     std::vector<AdmSlot> adm_slots_;
     std::vector<VifSlot> vif_slots_;
-    std::vector<ModelSlot> model_slots_;
+    std::vector<ModelSlot> model_slots_;       ///< every model, collection members included
+    std::vector<BootstrapSlot> bootstrap_slots_;
     int col_sad_ = -1, col_motion2_ = -1, col_motion3_ = -1;
     std::vector<std::string> names_;
     std::string warning_;

@@ -860,6 +860,28 @@ static void write_results(AVFilterContext *ctx)
         else
             av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
     }
+    /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
+     * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
+    for (unsigned i = 0; i < s->nb_models; i++) {
+        static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev" };
+        const char *name = vmaf_cuda_model_name(s->session, i);
+        double v[4];
+        char key[512];
+        int k;
+        if (!vmaf_cuda_model_bootstrap_count(s->session, i))
+            continue;
+        for (k = 0; k < 4; k++) {
+            snprintf(key, sizeof(key), "%s%s", name, suffix[k]);
+            st = vmaf_cuda_pooled(s->session, key, s->pool_method, &v[k]);
+            if (st < 0)
+                break;
+        }
+        if (st < 0)
+            session_error(ctx, "vmaf_cuda_pooled", st);
+        else
+            av_log(ctx, AV_LOG_INFO, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
+                   name, v[0], v[1], v[2], v[3]);
+    }
 }
 
 static av_cold void uninit(AVFilterContext *ctx)

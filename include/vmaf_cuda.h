@@ -92,7 +92,7 @@ typedef struct VmafCudaSettings {
     enum VmafCudaBackend backend; /**< default AUTO */
     /** Models, libvmaf filter syntax: entries separated by '|', each a ':'-separated
      *  list of key=value: `version=NAME` (built-in: vmaf_v0.6.1, vmaf_v0.6.1neg,
-     *  vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg) or `path=FILE.json`, optional `name=OUT` (score key),
+     *  vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3) or `path=FILE.json`, optional `name=OUT` (score key),
      *  `enable_transform=true|false`, `disable_clip=true|false`.
      *  NULL or "" means "version=vmaf_v0.6.1". Score key defaults to "vmaf" for the
      *  first model and to the version / file stem for the others. */
@@ -163,6 +163,17 @@ void vmaf_cuda_close(VmafCudaSession *vs);
 
 /** Number of models of the session (>= 1; 0 with no_prediction). */
 unsigned vmaf_cuda_model_count(const VmafCudaSession *vs);
+
+/**
+ * Number of bootstrap members of model `i` (0 for a plain model; 20 for the collection
+ * vmaf_b_v0.6.3). A collection named NAME scores, per frame, NAME (its model "0"),
+ * NAME_0001 .. NAME_00nn (the members, each transformed and clipped as its JSON says),
+ * then NAME_bagging, NAME_stddev, NAME_ci_p95_lo and NAME_ci_p95_hi (libvmaf predict.c:
+ * mean, standard deviation and 2.5th/97.5th percentiles of the members' untransformed,
+ * unclipped scores; bagging and the interval then transformed and clipped), each
+ * pooled like any other score (vmaf_cuda_pooled()).
+ */
+unsigned vmaf_cuda_model_bootstrap_count(const VmafCudaSession *vs, unsigned i);
 
 /** Score key of model `i` (0-based, in the order given), e.g. "vmaf"; NULL if out of range. */
 const char *vmaf_cuda_model_name(const VmafCudaSession *vs, unsigned i);

@@ -206,10 +206,23 @@ int run(const Args& a) {
         double score = 0;
         if (vmaf_cuda_pooled(vs, vmaf_cuda_model_name(vs, i), VMAF_CUDA_POOL_MEAN, &score) < 0)
             return fail(vmaf_cuda_error_message(vs));
-        if (!a.quiet || a.output.empty())
-            std::fprintf(stderr, "%s: %f\n",
-                         model_label(i < a.models.size() ? a.models[i] : "").c_str(), score);
+        const std::string label = model_label(i < a.models.size() ? a.models[i] : "");
+        if (!a.quiet || a.output.empty()) std::fprintf(stderr, "%s: %f\n", label.c_str(), score);
         scores.push_back(score);
+    }
+    // then, as vmaf, per bootstrap collection: "<label>: bagging, ci.p95: [lo, hi], stddev: s"
+    for (unsigned i = 0; i < vmaf_cuda_model_count(vs); ++i) {
+        if (!vmaf_cuda_model_bootstrap_count(vs, i)) continue;
+        const std::string name = vmaf_cuda_model_name(vs, i);
+        double v[4];
+        const char* suffix[4] = {"_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev"};
+        for (int k = 0; k < 4; ++k)
+            if (vmaf_cuda_pooled(vs, (name + suffix[k]).c_str(), VMAF_CUDA_POOL_MEAN, &v[k]) < 0)
+                return fail(vmaf_cuda_error_message(vs));
+        if (!a.quiet || a.output.empty())
+            std::fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
+                         model_label(i < a.models.size() ? a.models[i] : "").c_str(), v[0], v[1],
+                         v[2], v[3]);
     }
     std::fflush(stderr);
     if (!scores.empty()) std::printf("VMAF score: %f\n", scores[0]);

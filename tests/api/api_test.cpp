@@ -175,7 +175,8 @@ TEST_CASE("open errors name the problem", "[api]") {
         const std::string e = open_err(VMAF_CUDA_EMODEL);
         CHECK(e.find("vmaf_v7") != std::string::npos);
         // the message lists the built-in models
-        CHECK(e.find("built-in: vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_v0.6.1, vmaf_v0.6.1neg") !=
+        CHECK(e.find("built-in: vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, vmaf_v0.6.1, "
+                     "vmaf_v0.6.1neg") !=
               std::string::npos);
     }
     SECTION("unreadable model file") {

@@ -221,19 +221,21 @@ TEST_CASE("the same input twice gives byte-identical results", "[golden]") {
         }
 }
 
-TEST_CASE("vmaf_4k_v0.6.1neg equals libvmaf's own JSON logs: every frame, key and pooled value",
-          "[golden][models]") {
+// vmaf_4k_v0.6.1neg, and vmaf_b_v0.6.3 (a bootstrap collection), against libvmaf's logs.
+TEST_CASE("libvmaf JSON logs: 4K NEG and bootstrap models, every frame, key, pooled value",
+          "[golden][models][libvmaf]") {
     const auto cases = golden_cases();
     int files = 0;
+    for (const std::string model : {"vmaf_4k_v0.6.1neg", "vmaf_b_v0.6.3"})
     for (const GoldenCase& c : cases) {
-        const std::string path = golden_dir() + "/libvmaf/" + c.name + ".vmaf_4k_v0.6.1neg.json";
+        const std::string path = golden_dir() + "/libvmaf/" + c.name + "." + model + ".json";
         std::ifstream in(path);
         if (!in) continue;
         ++files;
-        DYNAMIC_SECTION(c.name) {
+        DYNAMIC_SECTION(c.name << " " << model) {
             const nlohmann::json g = nlohmann::json::parse(in);
             const RunResult r =
-                run_case(c, "version=vmaf_4k_v0.6.1neg:name=vmaf_4k_v0.6.1neg", "vmaf_4k_v0.6.1neg");
+                run_case(c, "version=" + model + ":name=" + model, model);
             REQUIRE(r.frames.size() == g.at("frames").size());
             std::size_t checked = 0, bad = 0;
             std::string first;
@@ -262,5 +264,5 @@ TEST_CASE("vmaf_4k_v0.6.1neg equals libvmaf's own JSON logs: every frame, key an
             CHECK(bad == 0);
         }
     }
-    CHECK(files == int(cases.size()));
+    CHECK(files == 2 * int(cases.size()));
 }

@@ -161,7 +161,7 @@ TEST_CASE("built-in models equal the model files", "[model]") {
     // float extractors).
     const auto versions = builtin_model_versions();
     CHECK(versions == std::vector<std::string>{"vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
-                                               "vmaf_v0.6.1", "vmaf_v0.6.1neg"});
+                                               "vmaf_b_v0.6.3", "vmaf_v0.6.1", "vmaf_v0.6.1neg"});
     for (const std::string& v : versions) {
         const auto text = builtin_model_json(v);
         REQUIRE(text);
