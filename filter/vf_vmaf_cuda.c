@@ -14,12 +14,16 @@
  * each printed with "%.17g", so parsing it gives the exact double.
  *
  * A frame's scores need the next frame (motion looks one frame ahead), so output
- * frames wait in a queue until the library returns their scores; at the end of the
- * stream the library is flushed and the queue drained.
+ * frames wait in a queue until the library returns their scores (frames that
+ * n_subsample skips go out at once); at the end of the stream the library is flushed
+ * and the queue drained.
  *
  * The options keep the names of FFmpeg's libvmaf filter (model, feature, log_path,
  * log_fmt, pool, n_threads, n_subsample, and framesync's shortest, repeatlast,
- * eof_action, ts_sync_mode).
+ * eof_action, ts_sync_mode), and so does the behaviour: one pixel format negotiated
+ * for both inputs, framesync's pairing, the log and one "VMAF score: %f" line per model
+ * at the end, covering exactly the frames that were output (-frames:v N). Where the
+ * pairing looks unintended, vmaf_cuda_pairing.c warns (libvmaf is silent).
  *
  * This file lives in the vmaf_cuda repository (filter/) and is copied into FFmpeg's
  * libavfilter/ by patches/build-ffmpeg.sh; compat.h absorbs version differences.

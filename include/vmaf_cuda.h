@@ -138,7 +138,10 @@ typedef struct VmafCudaPicture {
     enum VmafCudaMemory memory;
 } VmafCudaPicture;
 
-/** The scores of one frame: features (libvmaf names) then model scores. */
+/** The scores of one frame: features (libvmaf names) then model scores, in the order of
+ *  libvmaf's feature collector (and log): each ADM's seven and VIF's four outputs and
+ *  motion's sad, in extractor order (models' features first, then `features`), then
+ *  integer_motion2 and integer_motion3, then one score per model in model order. */
 typedef struct VmafCudaFrameScores {
     unsigned index;            /**< frame number, 0-based in send order */
     unsigned count;            /**< number of scores */

@@ -3,6 +3,7 @@
 """End-to-end tests of the vmaf_cuda FFmpeg filter, through a built ffmpeg binary.
 
     filter_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR]
+                   [--clip-ffmpeg PATH]
 
 DIR is the shared folder (media/ and golden/). Without --gpu: the CPU suite (software
 frames, backend=cpu): the BBB case of golden/ must come out bit-exact in every frame's
@@ -11,6 +12,11 @@ the error cases exit non-zero with their message. With --gpu: NVDEC frames strai
 into the filter (8-bit H.264 and 10-bit HEVC, P010), software frames on backend=cuda,
 and the errors only a GPU can provoke; without a CUDA device it prints
 "SKIPPED: no CUDA device found" and exits 77 (meson's skip code).
+
+The libvmaf-parity and pairing cases (parity_cases.py: trims, -copyts offsets, VFR drops,
+30/60 fps, MKV vs MP4 time bases, formats, -frames:v N, warnings) make their clips with
+the system ffmpeg (--clip-ffmpeg, default `ffmpeg` on PATH, with libx264); without it
+they SKIP. Most also run on NVDEC frames in the --gpu half.
 
 "Bit-exact": parsing our printed value gives the same double as parsing the golden one.
 Standard library only. Prints one line per test and "N passed, N failed" at the end.

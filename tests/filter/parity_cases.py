@@ -310,6 +310,7 @@ def case_frames_limit(r, c, hw=False, dis=None, ref=None):
                   % (n, sub, out, len(limited), n, want))
         if limited != trimmed:
             _fail("-frames:v %d: the log differs from the log of %d trimmed frames" % (n, n))
+        expect_warnings("-frames:v %d" % n, [m.group(1).strip() for m in WARN_RE.finditer(err)], [])
         s1 = [l.split("VMAF score: ")[1] for l in err.splitlines() if "VMAF score: " in l]
         s2 = [l.split("VMAF score: ")[1] for l in err2.splitlines() if "VMAF score: " in l]
         if len(s1) != 2 or s1 != s2:
