@@ -4,6 +4,8 @@
 #include "error.h"
 #include "vmaf_cuda.h"
 
+#include <stdexcept>
+
 namespace vmaf_cuda::engine {
 
 ExtractorKind extractor_kind(const FeatureSpec& spec) {
@@ -63,6 +65,11 @@ ref::AdmOptions adm_options(const FeatureSpec& spec) {
     o.dlm_weight = option_value(spec, "adm_dlm_weight");
     o.skip_aim = option_value(spec, "adm_skip_aim") != 0.0;
     o.skip_scale0 = option_value(spec, "adm_skip_scale0") != 0.0;
+    try {
+        (void)ref::adm_factors(o); // combinations libvmaf rejects: refused before the first frame
+    } catch (const std::invalid_argument& e) {
+        throw Error(VMAF_CUDA_EINVAL, e.what());
+    }
     return o;
 }
 

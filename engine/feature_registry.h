@@ -47,8 +47,10 @@ std::vector<FeatureSpec> model_extractors(const Model& m);
 std::vector<std::string> model_input_names(const Model& m);
 
 /// The reference's option structs for a spec: every libvmaf option of the extractor,
-/// given or at its libvmaf default (option_value). Which of them the engine accepts from
-/// users and models is model_spec.cpp's `supported` flag.
+/// given or at its libvmaf default (option_value). Which of them users and models may
+/// set is model_spec.cpp's `supported` flag. adm_options throws
+/// Error(EINVAL) for combinations ref::adm_factors refuses (e.g. norm_view_dist *
+/// ref_display_height < 3240, csf_mode 2 at a viewing geometry it has no table for).
 ref::AdmOptions adm_options(const FeatureSpec& spec);
 ref::VifOptions vif_options(const FeatureSpec& spec);
 ref::MotionOptions motion_options(const FeatureSpec& spec);
