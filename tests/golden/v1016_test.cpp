@@ -259,6 +259,153 @@ TEST_CASE("v1.0.16 models: integer ADM and motion outputs through the reference"
     CHECK(files > 0);
 }
 
+namespace {
+
+VmafCudaBackend test_backend() {
+    const char* b = std::getenv("VMAF_CUDA_TEST_BACKEND");
+    if (b && std::string(b) == "cuda") return VMAF_CUDA_BACKEND_CUDA;
+    return VMAF_CUDA_BACKEND_CPU;
+}
+
+/// The C API `features` entry of an ADM spec: "adm:opt=val:...".
+std::string feature_entry(const eng::FeatureSpec& spec) {
+    std::string e = spec.extractor;
+    for (const auto& [k, v] : spec.options) e += ":" + k + "=" + v;
+    return e;
+}
+
+/// Runs a case through the C API with extra features `features`; per-frame values by
+/// name, and the four pooled values of every name.
+struct ApiRun {
+    std::vector<std::map<std::string, double>> frames;
+    std::map<std::string, std::map<std::string, double>> pooled;
+};
+
+ApiRun run_api(const CaseData& d, const std::string& features) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = d.c.width;
+    s.height = d.c.height;
+    s.bpc = d.c.bpc;
+    s.backend = test_backend();
+    s.features = features.c_str();
+    VmafCudaSession* vs = nullptr;
+    char err[512] = "";
+    const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+    INFO("open with features " << features << ": " << err);
+    REQUIRE(rc == VMAF_CUDA_OK);
+    ApiRun out;
+    const std::ptrdiff_t pitch = std::ptrdiff_t(d.c.width) * (d.c.bpc > 8 ? 2 : 1);
+    VmafCudaFrameScores fs;
+    auto drain = [&](int until) {
+        int r;
+        while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {
+            std::map<std::string, double> m;
+            for (unsigned i = 0; i < fs.count; ++i) m[fs.names[i]] = fs.values[i];
+            out.frames.push_back(m);
+        }
+        INFO(vmaf_cuda_error_message(vs));
+        REQUIRE(r == until);
+    };
+    for (std::size_t i = 0; i < d.ref.size(); ++i) {
+        VmafCudaPicture rp{d.ref[i].data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
+        VmafCudaPicture dp{d.dist[i].data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
+        REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+        drain(VMAF_CUDA_EAGAIN);
+    }
+    REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+    drain(VMAF_CUDA_EOF);
+    const char* pools[] = {"mean", "harmonic_mean", "min", "max"};
+    if (!out.frames.empty())
+        for (const auto& [name, value] : out.frames.front())
+            for (int p = 0; p < 4; ++p) {
+                double v = 0;
+                if (vmaf_cuda_pooled(vs, name.c_str(), VmafCudaPool(p), &v) == VMAF_CUDA_OK)
+                    out.pooled[name][pools[p]] = v;
+            }
+    vmaf_cuda_close(vs);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("v1.0.16 models: ADM options through the C API (features=adm:...)", "[golden][v1016][api]") {
+    const std::string gdir = require_golden_dir();
+    Tally total;
+    for (const GoldenCase& c : golden_cases()) {
+        // One libvmaf log per distinct ADM option set of the v1.0.16 models.
+        std::map<eng::OptionMap, std::pair<eng::FeatureSpec, std::string>> configs;
+        for (const auto& e : std::filesystem::directory_iterator(gdir + "/libvmaf")) {
+            const std::string f = e.path().filename().string();
+            const std::string pre = c.name + ".vmaf_v1.0.16_";
+            if (f.rfind(pre, 0) != 0 || !f.ends_with(".json")) continue;
+            const std::string version = f.substr(c.name.size() + 1, f.size() - c.name.size() - 6);
+            for (const eng::FeatureSpec& spec : model_specs(model_dir() + "/" + version + ".json"))
+                if (spec.extractor == "adm" && !configs.count(spec.options))
+                    configs[spec.options] = {spec, e.path().string()};
+        }
+        if (configs.empty()) continue;
+        CaseData d{c, read_luma_frames(c, c.ref), read_luma_frames(c, c.dist)};
+        std::string features;
+        for (const auto& [opts, cfg] : configs) {
+            if (!features.empty()) features += '|';
+            features += feature_entry(cfg.first);
+        }
+        const ApiRun run = run_api(d, features);
+        REQUIRE(run.frames.size() == c.frames);
+        for (const auto& [opts, cfg] : configs) {
+            const json g = read_json(cfg.second);
+            for (const std::string& name : eng::extractor_output_names(cfg.first)) {
+                Tally t;
+                for (std::size_t i = 0; i < c.frames; ++i) {
+                    ++t.values;
+                    const auto it = run.frames[i].find(name);
+                    const double want = g.at("frames")[i].at("metrics").at(name).get<double>();
+                    if (it == run.frames[i].end())
+                        t.note(c.name + " API: no output " + name);
+                    else if (!same_double(it->second, want))
+                        t.note(c.name + " API frame " + std::to_string(i) + " " + name + ": ours " +
+                               fmt17(it->second) + ", libvmaf " + fmt17(want));
+                }
+                for (const char* p : {"mean", "harmonic_mean", "min", "max"}) {
+                    ++t.values;
+                    const double want = g.at("pooled_metrics").at(name).at(p).get<double>();
+                    const auto pit = run.pooled.find(name);
+                    if (pit == run.pooled.end() || !same_double(pit->second.at(p), want))
+                        t.note(c.name + " API pooled " + p + " " + name + ": libvmaf " + fmt17(want));
+                }
+                INFO(t.first);
+                CHECK(t.mismatches == 0);
+                total.values += t.values;
+                total.mismatches += t.mismatches;
+            }
+        }
+    }
+    std::cout << "v1.0.16 ADM through the C API (" << (test_backend() == VMAF_CUDA_BACKEND_CUDA ? "cuda" : "cpu")
+              << "): " << total.values << " values compared, " << total.mismatches << " differ" << std::endl;
+    CHECK(total.values > 0);
+}
+
+TEST_CASE("ADM options libvmaf rejects are refused at open", "[v1016][api]") {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = 64;
+    s.height = 64;
+    s.bpc = 8;
+    s.backend = test_backend();
+    for (const char* f : {"adm:adm_norm_view_dist=1", "adm:adm_csf_mode=2:adm_ref_display_height=1440",
+                          "adm:adm_csf_mode=3:adm_norm_view_dist=4"}) {
+        s.features = f;
+        VmafCudaSession* vs = nullptr;
+        char err[512] = "";
+        const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+        INFO(f << ": " << err);
+        CHECK(rc == VMAF_CUDA_EINVAL);
+        CHECK(std::string(err).find("adm") != std::string::npos);
+        if (vs) vmaf_cuda_close(vs);
+    }
+}
+
 TEST_CASE("motion lookahead follows libvmaf's flush()", "[v1016][motion]") {
     vref::MotionOptions def, ffw;
     ffw.five_frame_window = true;
