@@ -23,6 +23,24 @@ using namespace adm_math;
 
 constexpr double kPi = 3.14159265358979323846;
 
+/// libvmaf's (uint16_t) of a double as gcc compiles it for x86-64: truncation to int32
+/// (cvttsd2si; INT32_MIN when out of range or NaN), then the low 16 bits. The CSF
+/// weights of adm_csf_mode 1 exceed 2^16 at scale 0 for most geometries and wrap so.
+std::uint16_t x86_u16(double x) {
+    const std::int32_t i =
+        (x > -2147483649.0 && x < 2147483648.0) ? static_cast<std::int32_t>(x) : INT32_MIN;
+    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(i));
+}
+
+/// libvmaf's (uint32_t) of a double on x86-64: truncation to int64 (cvttsd2si; INT64_MIN
+/// when out of range or NaN), then the low 32 bits.
+std::uint32_t x86_u32(double x) {
+    const std::int64_t i = (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                               ? static_cast<std::int64_t>(x)
+                               : INT64_MIN;
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i));
+}
+
 /// uint32 of pow(2, shift - 1) as libvmaf computes it; shift 0 gives 2^(2^32-1) = inf,
 /// which x86-64 converts to 0.
 std::uint64_t half_of(int shift) { return shift > 0 ? (std::uint64_t{1} << (shift - 1)) : 0; }
@@ -272,7 +290,7 @@ AdmFactors adm_factors(const AdmOptions& opt) {
         f.rfactor[s][2] = dd;
         if (s > 0)
             for (int b = 0; b < 3; ++b)
-                f.i_rfactor[s][b] = static_cast<std::uint32_t>(f.rfactor[s][b] * pow(2, 32));
+                f.i_rfactor[s][b] = x86_u32(f.rfactor[s][b] * pow(2, 32));
     }
     // libvmaf's hard-coded scale-0 weights: Watson at 3240 pixels of viewing distance only.
     if (std::fabs(opt.norm_view_dist * opt.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
@@ -281,9 +299,9 @@ AdmFactors adm_factors(const AdmOptions& opt) {
         f.i_rfactor0[1] = 36453;
         f.i_rfactor0[2] = 49417;
     } else {
-        f.i_rfactor0[0] = static_cast<std::uint16_t>(f.rfactor[0][0] * pow(2, 21));
-        f.i_rfactor0[1] = static_cast<std::uint16_t>(f.rfactor[0][1] * pow(2, 21));
-        f.i_rfactor0[2] = static_cast<std::uint16_t>(f.rfactor[0][2] * pow(2, 23));
+        f.i_rfactor0[0] = x86_u16(f.rfactor[0][0] * pow(2, 21));
+        f.i_rfactor0[1] = x86_u16(f.rfactor[0][1] * pow(2, 21));
+        f.i_rfactor0[2] = x86_u16(f.rfactor[0][2] * pow(2, 23));
     }
     const double c = cos(1.0 * kPi / 180.0);
     f.cos1_sq = static_cast<float>(c * c);

@@ -164,7 +164,8 @@ bool adm_csf_mode_supported(const AdmOptions& opt);
 /// Factors for `opt`: rfactor from adm_csf_factor(); i_rfactor0 = uint16(rfactor * 2^21)
 /// (h, v) and uint16(rfactor * 2^23) (d), except libvmaf's constants {36453, 36453, 49417}
 /// for csf_mode 0 at norm_view_dist * ref_display_height == 3240; i_rfactor =
-/// uint32(rfactor * 2^32). Throws std::invalid_argument for options libvmaf rejects
+/// uint32(rfactor * 2^32), the conversions wrapping as libvmaf's do on x86-64 (uint16 via
+/// int32: csf_mode 1's scale-0 weights exceed 2^16 for most geometries and wrap). Throws std::invalid_argument for options libvmaf rejects
 /// (norm_view_dist * ref_display_height < 3240, enhn_gain_limit < 1) or that
 /// adm_csf_factor() refuses.
 AdmFactors adm_factors(const AdmOptions& opt);
