@@ -4,6 +4,8 @@
 #include "error.h"
 #include "vmaf_cuda.h"
 
+#include <stdexcept>
+
 namespace vmaf_cuda::engine {
 
 ExtractorKind extractor_kind(const FeatureSpec& spec) {
@@ -53,6 +55,33 @@ std::vector<std::string> model_input_names(const Model& m) {
 ref::AdmOptions adm_options(const FeatureSpec& spec) {
     ref::AdmOptions o;
     o.enhn_gain_limit = option_value(spec, "adm_enhn_gain_limit");
+    o.norm_view_dist = option_value(spec, "adm_norm_view_dist");
+    o.ref_display_height = static_cast<int>(option_value(spec, "adm_ref_display_height"));
+    o.csf_mode = static_cast<int>(option_value(spec, "adm_csf_mode"));
+    o.csf_scale = option_value(spec, "adm_csf_scale");
+    o.csf_diag_scale = option_value(spec, "adm_csf_diag_scale");
+    o.noise_weight = option_value(spec, "adm_noise_weight");
+    o.min_val = option_value(spec, "adm_min_val");
+    o.dlm_weight = option_value(spec, "adm_dlm_weight");
+    o.skip_aim = option_value(spec, "adm_skip_aim") != 0.0;
+    o.skip_scale0 = option_value(spec, "adm_skip_scale0") != 0.0;
+    try {
+        (void)ref::adm_factors(o); // combinations libvmaf rejects: refused before the first frame
+    } catch (const std::invalid_argument& e) {
+        throw Error(VMAF_CUDA_EINVAL, e.what());
+    }
+    return o;
+}
+
+ref::MotionOptions motion_options(const FeatureSpec& spec) {
+    ref::MotionOptions o;
+    o.force_zero = option_value(spec, "motion_force_zero") != 0.0;
+    o.blend_factor = option_value(spec, "motion_blend_factor");
+    o.blend_offset = option_value(spec, "motion_blend_offset");
+    o.fps_weight = option_value(spec, "motion_fps_weight");
+    o.max_val = option_value(spec, "motion_max_val");
+    o.five_frame_window = option_value(spec, "motion_five_frame_window") != 0.0;
+    o.moving_average = option_value(spec, "motion_moving_average") != 0.0;
     return o;
 }
 

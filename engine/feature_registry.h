@@ -7,6 +7,7 @@
 
 #include "adm.h"
 #include "model.h"
+#include "motion.h"
 #include "vif.h"
 
 #include <string>
@@ -45,7 +46,13 @@ std::vector<FeatureSpec> model_extractors(const Model& m);
 /// Log names of a model's inputs, in model order.
 std::vector<std::string> model_input_names(const Model& m);
 
+/// The reference's option structs for a spec: every libvmaf option of the extractor,
+/// given or at its libvmaf default (option_value). Which of them users and models may
+/// set is model_spec.cpp's `supported` flag. adm_options throws
+/// Error(EINVAL) for combinations ref::adm_factors refuses (e.g. norm_view_dist *
+/// ref_display_height < 3240, csf_mode 2 at a viewing geometry it has no table for).
 ref::AdmOptions adm_options(const FeatureSpec& spec);
 ref::VifOptions vif_options(const FeatureSpec& spec);
+ref::MotionOptions motion_options(const FeatureSpec& spec);
 
 } // namespace vmaf_cuda::engine

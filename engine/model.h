@@ -68,7 +68,9 @@ double option_value(const FeatureSpec& spec, std::string_view option);
 
 /// Sets `option` of `spec` to `value` (text as a user wrote it; numeric text is
 /// normalised like libvmaf's vmaf_feature_dictionary_set). Checks the option exists,
-/// that vmaf_cuda supports it (today: adm_enhn_gain_limit, vif_enhn_gain_limit) and the
+/// that vmaf_cuda supports it (today: vif_enhn_gain_limit and adm_enhn_gain_limit,
+/// adm_csf_mode, adm_csf_scale, adm_csf_diag_scale, adm_norm_view_dist,
+/// adm_ref_display_height, adm_noise_weight, adm_dlm_weight, adm_min_val) and the
 /// value's type and libvmaf range. Throws Error(`status`) naming the problem.
 void set_option(FeatureSpec& spec, std::string_view option, std::string_view value, int status);
 

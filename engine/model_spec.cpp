@@ -29,21 +29,22 @@ struct OptionInfo {
 };
 
 // The option tables of libvmaf's integer extractors (defaults from integer_adm.h,
-// integer_vif.h, integer_motion.c). Only the enhancement gain limits change our
-// arithmetic today; the rest are listed so that they are recognised and refused.
+// integer_vif.h, integer_motion.c). `supported`: both backends compute the option (the
+// enhancement gain limits, and ADM's CSF, viewing-geometry and adm3 options); the rest
+// are listed so that they are recognised and refused.
 constexpr OptionInfo kOptions[] = {
     {"adm", "debug", nullptr, OptType::boolean, 0, 0, 1, false, false},
-    {"adm", "adm_csf_scale", "scf", OptType::real, 1.0, 0.0, 50.0, true, false},
-    {"adm", "adm_csf_diag_scale", "scfd", OptType::real, 1.0, 0.0, 50.0, true, false},
-    {"adm", "adm_dlm_weight", "dlmw", OptType::real, 0.5, 0.0, 1.0, true, false},
+    {"adm", "adm_csf_scale", "scf", OptType::real, 1.0, 0.0, 50.0, true, true},
+    {"adm", "adm_csf_diag_scale", "scfd", OptType::real, 1.0, 0.0, 50.0, true, true},
+    {"adm", "adm_dlm_weight", "dlmw", OptType::real, 0.5, 0.0, 1.0, true, true},
     {"adm", "adm_enhn_gain_limit", "egl", OptType::real, 100.0, 1.0, 100.0, true, true},
-    {"adm", "adm_norm_view_dist", "nvd", OptType::real, 3.0, 0.75, 24.0, true, false},
-    {"adm", "adm_ref_display_height", "rdh", OptType::integer, 1080, 1, 4320, true, false},
-    {"adm", "adm_csf_mode", "csf", OptType::integer, 0, 0, 3, true, false},
-    {"adm", "adm_noise_weight", "nw", OptType::real, 0.03125, 0.0, 1500.0, true, false},
+    {"adm", "adm_norm_view_dist", "nvd", OptType::real, 3.0, 0.75, 24.0, true, true},
+    {"adm", "adm_ref_display_height", "rdh", OptType::integer, 1080, 1, 4320, true, true},
+    {"adm", "adm_csf_mode", "csf", OptType::integer, 0, 0, 3, true, true},
+    {"adm", "adm_noise_weight", "nw", OptType::real, 0.03125, 0.0, 1500.0, true, true},
     {"adm", "adm_skip_aim", nullptr, OptType::boolean, 0, 0, 1, false, false},
     {"adm", "adm_skip_scale0", "ssz", OptType::boolean, 0, 0, 1, true, false},
-    {"adm", "adm_min_val", "min", OptType::real, 0.0, 0.0, 1.0, true, false},
+    {"adm", "adm_min_val", "min", OptType::real, 0.0, 0.0, 1.0, true, true},
     {"vif", "debug", nullptr, OptType::boolean, 0, 0, 1, false, false},
     {"vif", "vif_enhn_gain_limit", "egl", OptType::real, 100.0, 1.0, 100.0, true, true},
     {"vif", "vif_skip_scale0", "ssclz", OptType::boolean, 0, 0, 1, true, false},
@@ -298,12 +299,18 @@ void set_option(FeatureSpec& spec, std::string_view option, std::string_view val
         spec.options.erase(std::string(option));
         return;
     }
-    if (!o->supported)
+    if (!o->supported) {
+        std::string list;
+        for (const OptionInfo& k : kOptions)
+            if (k.supported && spec.extractor == k.extractor) {
+                if (!list.empty()) list += ", ";
+                list += k.name;
+            }
         throw Error(status, "option " + spec.extractor + "." + std::string(option) + "=" +
-                                std::string(value) +
-                                " is not supported by vmaf_cuda (supported: "
-                                "adm_enhn_gain_limit, vif_enhn_gain_limit; other options "
-                                "only at their default values)");
+                                std::string(value) + " is not supported by vmaf_cuda (supported: " +
+                                (list.empty() ? "none" : list) +
+                                "; other options only at their default values)");
+    }
     spec.options[std::string(option)] = std::move(v);
 }
 

@@ -23,29 +23,22 @@ using namespace adm_math;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Watson et al. 1997 model for Y (7-9 biorthogonal basis), as tabulated in libvmaf.
-constexpr float kWatsonA = 0.495f;
-constexpr float kWatsonK = 0.466f;
-constexpr float kWatsonF0 = 0.401f;
-constexpr float kWatsonG[4] = {1.501f, 1.0f, 0.534f, 1.0f};
-constexpr float kBasisAmplitude[6][4] = {
-    {0.62171f, 0.67234f, 0.72709f, 0.67234f},
-    {0.34537f, 0.41317f, 0.49428f, 0.41317f},
-    {0.18004f, 0.22727f, 0.28688f, 0.22727f},
-    {0.091401f, 0.11792f, 0.15214f, 0.11792f},
-    {0.045943f, 0.059758f, 0.077727f, 0.059758f},
-    {0.023013f, 0.030018f, 0.039156f, 0.030018f}};
+/// libvmaf's (uint16_t) of a double as gcc compiles it for x86-64: truncation to int32
+/// (cvttsd2si; INT32_MIN when out of range or NaN), then the low 16 bits. The CSF
+/// weights of adm_csf_mode 1 exceed 2^16 at scale 0 for most geometries and wrap so.
+std::uint16_t x86_u16(double x) {
+    const std::int32_t i =
+        (x > -2147483649.0 && x < 2147483648.0) ? static_cast<std::int32_t>(x) : INT32_MIN;
+    return static_cast<std::uint16_t>(static_cast<std::uint32_t>(i));
+}
 
-/// 1 / quantisation step of DWT level `lambda`, orientation `theta` (1: h/v, 2: d).
-/// Float/double mix follows libvmaf's dwt_quant_step exactly.
-float watson_rfactor(int lambda, int theta, double nvd, int rdh) {
-    const float r = static_cast<float>(nvd * rdh * kPi / 180.0);
-    const float temp = static_cast<float>(
-        log10(pow(2.0, lambda + 1) * kWatsonF0 * kWatsonG[theta] / r));
-    const float kt2 = kWatsonK * temp * temp; // float arithmetic
-    const float q = static_cast<float>(2.0 * kWatsonA * pow(10.0, kt2) /
-                                       kBasisAmplitude[lambda][theta]);
-    return 1.0f / q;
+/// libvmaf's (uint32_t) of a double on x86-64: truncation to int64 (cvttsd2si; INT64_MIN
+/// when out of range or NaN), then the low 32 bits.
+std::uint32_t x86_u32(double x) {
+    const std::int64_t i = (x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                               ? static_cast<std::int64_t>(x)
+                               : INT64_MIN;
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i));
 }
 
 /// uint32 of pow(2, shift - 1) as libvmaf computes it; shift 0 gives 2^(2^32-1) = inf,
@@ -281,8 +274,8 @@ AdmScaleParams adm_scale_params(unsigned w, unsigned h, unsigned scale) {
 }
 
 AdmFactors adm_factors(const AdmOptions& opt) {
-    if (opt.csf_mode != 0)
-        throw std::invalid_argument("adm: only adm_csf_mode 0 (Watson) is supported");
+    if (opt.csf_mode < 0 || opt.csf_mode > 3)
+        throw std::invalid_argument("adm: adm_csf_mode must be 0..3");
     if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
         throw std::invalid_argument(
             "adm: adm_norm_view_dist * adm_ref_display_height must be >= 3240 (libvmaf)");
@@ -290,23 +283,25 @@ AdmFactors adm_factors(const AdmOptions& opt) {
         throw std::invalid_argument("adm: adm_enhn_gain_limit must be >= 1");
     AdmFactors f{};
     for (int s = 0; s < 4; ++s) {
-        const float hv = watson_rfactor(s, 1, opt.norm_view_dist, opt.ref_display_height);
-        const float dd = watson_rfactor(s, 2, opt.norm_view_dist, opt.ref_display_height);
+        const float hv = adm_csf_factor(opt, s, false);
+        const float dd = adm_csf_factor(opt, s, true);
         f.rfactor[s][0] = hv;
         f.rfactor[s][1] = hv;
         f.rfactor[s][2] = dd;
         if (s > 0)
             for (int b = 0; b < 3; ++b)
-                f.i_rfactor[s][b] = static_cast<std::uint32_t>(f.rfactor[s][b] * pow(2, 32));
+                f.i_rfactor[s][b] = x86_u32(f.rfactor[s][b] * pow(2, 32));
     }
-    if (std::fabs(opt.norm_view_dist * opt.ref_display_height - 3.0 * 1080) < 1.0e-8) {
+    // libvmaf's hard-coded scale-0 weights: Watson at 3240 pixels of viewing distance only.
+    if (std::fabs(opt.norm_view_dist * opt.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
+        opt.csf_mode == 0) {
         f.i_rfactor0[0] = 36453;
         f.i_rfactor0[1] = 36453;
         f.i_rfactor0[2] = 49417;
     } else {
-        f.i_rfactor0[0] = static_cast<std::uint16_t>(f.rfactor[0][0] * pow(2, 21));
-        f.i_rfactor0[1] = static_cast<std::uint16_t>(f.rfactor[0][1] * pow(2, 21));
-        f.i_rfactor0[2] = static_cast<std::uint16_t>(f.rfactor[0][2] * pow(2, 23));
+        f.i_rfactor0[0] = x86_u16(f.rfactor[0][0] * pow(2, 21));
+        f.i_rfactor0[1] = x86_u16(f.rfactor[0][1] * pow(2, 21));
+        f.i_rfactor0[2] = x86_u16(f.rfactor[0][2] * pow(2, 23));
     }
     const double c = cos(1.0 * kPi / 180.0);
     f.cos1_sq = static_cast<float>(c * c);

@@ -24,29 +24,47 @@
 namespace vmaf_cuda::ref {
 
 /// ADM options, with libvmaf v3.2.0's defaults (option names in comments).
+///
+/// Where each option acts (what a GPU port must honour):
+///   - [factors]: changes the integer stage only through `AdmFactors` (the CSF weights
+///     i_rfactor0 / i_rfactor, computed on the host by adm_factors()) and the finish step
+///     (the float weights `rfactor` of the denominator). A kernel that takes its weights
+///     from ref::adm_factors() (kernels/adm.cu does) needs no change.
+///   - [integer]: changes the integer stage's arithmetic or control flow.
+///   - [finish]: only adm_finish() reads it; both backends share it, so the CUDA backend
+///     gets it for free.
 struct AdmOptions {
     /// adm_enhn_gain_limit (egl): >= 1.0; 1.0 disables enhancement gain (NEG models).
+    /// [integer] (the decoupling clamp; the kernel takes it from AdmFactors).
     double enhn_gain_limit = 100.0;
-    /// adm_norm_view_dist (nvd): viewing distance / display height; 0.75 .. 24.
+    /// adm_norm_view_dist (nvd): viewing distance / display height; 0.75 .. 24. [factors]
     double norm_view_dist = 3.0;
-    /// adm_ref_display_height (rdh), pixels; 1 .. 4320.
+    /// adm_ref_display_height (rdh), pixels; 1 .. 4320. [factors]
     /// libvmaf refuses norm_view_dist * ref_display_height < 3 * 1080.
     int ref_display_height = 1080;
-    /// adm_csf_mode: 0 = Watson 97 (the only mode implemented here; libvmaf also has
-    /// Barten modes 1..3, rejected by this implementation).
+    /// adm_csf_mode (csf): 0 = Watson 97, 1 = Barten (HDR-VDP-2 simplification, at
+    /// 100 cd/m2, scaled by csf_scale / csf_diag_scale), 2 = Barten/Watson blend
+    /// (tabulated; the v1.0.16 models), 3 = the same blend with libvmaf's "MAE"
+    /// coefficients. Modes 2 and 3 exist only for the (ref_display_height,
+    /// norm_view_dist) pairs (1080|720|480, 3|5) and (2160, 1.5|3|5); others are refused
+    /// (libvmaf computes with -EINVAL as the weight there). [factors]
     int csf_mode = 0;
-    /// adm_csf_scale, adm_csf_diag_scale: only used by Barten CSF modes.
+    /// adm_csf_scale (scf), adm_csf_diag_scale (scfd): 0 .. 50; multiply the h/v and the
+    /// diagonal Barten weights; read by csf_mode 1 only. [factors]
     double csf_scale = 1.0;
     double csf_diag_scale = 1.0;
-    /// adm_noise_weight (nw): noise floor weight added to each band's cube-root sum.
+    /// adm_noise_weight (nw): 0 .. 1500; noise floor weight added to each band's
+    /// cube-root sum (num and den; not aim). [finish]
     double noise_weight = 0.03125;
-    /// adm_min_val: lower clip of adm3 only.
+    /// adm_min_val (min): 0 .. 1; lower clip of adm3 only. [finish]
     double min_val = 0.0;
-    /// adm_dlm_weight: adm3 = max(adm2 * w + (1 - aim) * (1 - w), min_val).
+    /// adm_dlm_weight (dlmw): 0 .. 1; adm3 = max(adm2 * w + (1 - aim) * (1 - w), min_val).
+    /// [finish]
     double dlm_weight = 0.5;
-    /// adm_skip_aim: AIM accumulators stay 0 (aim = 0).
+    /// adm_skip_aim: AIM accumulators stay 0 (aim = 0). [integer] (kernel: do_aim)
     bool skip_aim = false;
-    /// adm_skip_scale0: scale 0 gets num 0 and den 1e-10f (scale0 = 0).
+    /// adm_skip_scale0 (ssz): scale 0 gets num 0 and den 1e-10f (scale0 = 0).
+    /// [integer] (kernel: do_cm)
     bool skip_scale0 = false;
 };
 
@@ -116,7 +134,7 @@ struct AdmScaleParams {
 
 /// Integer weights derived from the options (host-computed, as libvmaf does).
 struct AdmFactors {
-    float rfactor[4][3];          ///< 1 / Watson quantisation step, bands h, v, d
+    float rfactor[4][3];          ///< CSF weight (adm_csf_factor), bands h, v, d
     std::int32_t i_rfactor0[3];   ///< scale 0, Q21 (h, v) and Q23 (d); {36453, 36453, 49417} at defaults
     std::uint32_t i_rfactor[4][3]; ///< scales 1..3, Q32 (index 0 unused)
     float cos1_sq;                ///< float(cos(1 deg)^2), decoupling angle test
@@ -131,9 +149,25 @@ inline constexpr unsigned kAdmMinSize = 17;
 /// Geometry of scale `scale` (0..3) for a w x h picture (w, h >= kAdmMinSize).
 AdmScaleParams adm_scale_params(unsigned w, unsigned h, unsigned scale);
 
-/// Factors for `opt`. Throws std::invalid_argument for options libvmaf rejects
-/// (norm_view_dist * ref_display_height < 3240, enhn_gain_limit < 1) or this
-/// implementation does not support (csf_mode != 0).
+/// CSF weight of DWT scale `scale` (0..3), band orientation h/v (`diagonal` false) or d,
+/// as libvmaf's adm_csf / adm_cm / adm_csf_den_* compute it for opt.csf_mode:
+/// 0: 1 / dwt_quant_step (Watson); 1: barten_csf(scale, nvd, rdh, 100 cd/m2,
+/// csf_scale or csf_diag_scale); 2: barten_watson_blend_csf; 3:
+/// barten_watson_blend_csf_mae (libvmaf/src/feature/barten_csf_tools.h).
+/// Throws std::invalid_argument for a mode outside 0..3, a scale outside 0..3, or a
+/// (norm_view_dist, ref_display_height) pair modes 2/3 have no table for.
+float adm_csf_factor(const AdmOptions& opt, int scale, bool diagonal);
+
+/// True when adm_csf_factor() accepts opt's csf_mode with its viewing geometry.
+bool adm_csf_mode_supported(const AdmOptions& opt);
+
+/// Factors for `opt`: rfactor from adm_csf_factor(); i_rfactor0 = uint16(rfactor * 2^21)
+/// (h, v) and uint16(rfactor * 2^23) (d), except libvmaf's constants {36453, 36453, 49417}
+/// for csf_mode 0 at norm_view_dist * ref_display_height == 3240; i_rfactor =
+/// uint32(rfactor * 2^32), the conversions wrapping as libvmaf's do on x86-64 (uint16 via
+/// int32: csf_mode 1's scale-0 weights exceed 2^16 for most geometries and wrap). Throws std::invalid_argument for options libvmaf rejects
+/// (norm_view_dist * ref_display_height < 3240, enhn_gain_limit < 1) or that
+/// adm_csf_factor() refuses.
 AdmFactors adm_factors(const AdmOptions& opt);
 
 /// Temporary planes of the CPU reference, sized once for w x h (no per-frame
@@ -168,8 +202,10 @@ void adm_accumulate(const LumaView& ref, const LumaView& dis, const AdmOptions& 
 
 /// Floating-point tail (libvmaf's adm_csf_den_scale / adm_cm returns and
 /// integer_compute_adm / extract): per scale, float cube roots (powf) of the scaled
-/// accumulators plus the noise floor, summed over bands in float; adm2 = sum num /
-/// sum den in double with libvmaf's 1e-10 * area / 1080p floor; scale_k = num_k / den_k.
+/// accumulators plus the noise floor powf(area * noise_weight, 1/3) (num and den only),
+/// summed over bands in float; adm2 = sum num / sum den in double with libvmaf's
+/// 1e-10 * area / 1080p floor; scale_k = num_k / den_k; aim = sum aim / sum den;
+/// adm3 = max(adm2 * dlm_weight + (1 - aim) * (1 - dlm_weight), min_val).
 /// `w`, `h`: full-resolution picture size.
 AdmScores adm_finish(const AdmAccum& acc, const AdmOptions& opt, unsigned w, unsigned h);
 

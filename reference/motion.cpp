@@ -19,13 +19,18 @@ int mirror(int x, int n) {
     return x;
 }
 
-// Default option values of libvmaf's integer motion extractor.
-constexpr double kBlendFactor = 1.0;
-constexpr double kBlendOffset = 40.0;
-constexpr double kFpsWeight = 1.0;
-constexpr double kMaxVal = 10000.0;
-
 } // namespace
+
+unsigned motion_first_index(const MotionOptions& opt) { return opt.five_frame_window ? 2u : 1u; }
+
+unsigned motion_sad_distance(const MotionOptions& opt) { return opt.five_frame_window ? 2u : 1u; }
+
+unsigned motion_lookahead(const MotionOptions& opt, std::size_t i) {
+    const std::size_t first = motion_first_index(opt);
+    return i < first ? static_cast<unsigned>(first - i) : 1u;
+}
+
+unsigned motion_max_lookahead(const MotionOptions& opt) { return motion_first_index(opt); }
 
 MotionScratch::MotionScratch(unsigned width, unsigned height, unsigned bpc)
     : row(width, 0), w_(width), h_(height), bpc_(bpc) {}
@@ -70,16 +75,66 @@ std::uint64_t motion_sad(const LumaView& prev_ref, const LumaView& cur_ref,
     return sad;
 }
 
-double motion_sad_finish(std::uint64_t sad, unsigned width, unsigned height) {
+double motion_sad_finish(std::uint64_t sad, unsigned width, unsigned height,
+                         const MotionOptions& opt) {
+    if (opt.force_zero) return 0.0;
     const unsigned area = width * height; // unsigned product, as libvmaf
-    const double score = static_cast<double>(sad) / 256. / area * kFpsWeight;
-    return score < kMaxVal ? score : kMaxVal;
+    const double score = static_cast<double>(sad) / 256. / area * opt.fps_weight;
+    return score < opt.max_val ? score : opt.max_val;
 }
 
-double motion_blend_clip(double x) {
-    const double m = kBlendOffset < x ? kBlendOffset : x;
-    const double blended = x * kBlendFactor + (1 - kBlendFactor) * m;
-    return blended < kMaxVal ? blended : kMaxVal;
+double motion_sad_finish(std::uint64_t sad, unsigned width, unsigned height) {
+    return motion_sad_finish(sad, width, height, MotionOptions{});
+}
+
+double motion_blend_clip(double x, const MotionOptions& opt) {
+    // motion_blend(): x * f + (1 - f) * MIN(offset, x); then MIN(., max_val)
+    const double m = opt.blend_offset < x ? opt.blend_offset : x;
+    const double blended = x * opt.blend_factor + (1 - opt.blend_factor) * m;
+    return blended < opt.max_val ? blended : opt.max_val;
+}
+
+double motion_blend_clip(double x) { return motion_blend_clip(x, MotionOptions{}); }
+
+namespace {
+
+/// libvmaf flush()'s motion2 of frame i >= first over n known sad scores.
+double motion2_at(std::size_t i, std::span<const double> sad, const MotionOptions& opt) {
+    const std::size_t first = motion_first_index(opt);
+    const std::size_t stride = motion_sad_distance(opt);
+    if (i < first) return 0.0;
+    if (i + 1 >= sad.size()) return sad[i]; // no frame i + 1
+    const double hi = sad[i + 1];
+    // lo_idx = i - (stride - 1) >= first (i >= first, so it is never negative here)
+    if (i + 1 >= first + stride) {
+        const double lo = sad[i + 1 - stride];
+        return lo < hi ? lo : hi;
+    }
+    return hi;
+}
+
+} // namespace
+
+MotionScores motion_scores(std::size_t i, std::span<const double> sad, const MotionOptions& opt) {
+    if (i >= sad.size()) throw std::invalid_argument("motion_scores: frame index past the sad scores");
+    const std::size_t first = motion_first_index(opt);
+    const double stamp = sad.size() > first ? motion_blend_clip(sad[first], opt) : 0.0;
+    MotionScores out;
+    if (i < first) {
+        out.motion2 = 0.0;
+        out.motion3 = stamp;
+        return out;
+    }
+    out.motion2 = motion2_at(i, sad, opt);
+    const double processed = motion_blend_clip(out.motion2, opt);
+    if (!opt.moving_average) {
+        out.motion3 = processed;
+    } else {
+        const double prev =
+            i == first ? stamp : motion_blend_clip(motion2_at(i - 1, sad, opt), opt);
+        out.motion3 = (processed + prev) / 2.0;
+    }
+    return out;
 }
 
 double motion2_score(std::size_t i, double sad_i, std::optional<double> sad_next) {
@@ -103,6 +158,18 @@ void motion_pool(std::span<const double> sad, std::vector<double>& motion2,
             i + 1 < n ? std::optional<double>(sad[i + 1]) : std::nullopt;
         motion2[i] = motion2_score(i, sad[i], next);
         motion3[i] = motion3_score(i, motion2[i], next);
+    }
+}
+
+void motion_pool(std::span<const double> sad, std::vector<double>& motion2,
+                 std::vector<double>& motion3, const MotionOptions& opt) {
+    const std::size_t n = sad.size();
+    motion2.assign(n, 0.0);
+    motion3.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const MotionScores m = motion_scores(i, sad, opt);
+        motion2[i] = m.motion2;
+        motion3[i] = m.motion3;
     }
 }
 

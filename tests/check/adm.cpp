@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -217,5 +218,47 @@ TEST_CASE("adm: AdmKernel honours skip_aim and skip_scale0", "[adm][gpu]") {
         INFO("seed=0x" << std::hex << seed << std::dec << " skip_aim=" << opt.skip_aim
                        << " skip_scale0=" << opt.skip_scale0);
         CHECK(first_mismatch(want, got) == "");
+    }
+}
+
+TEST_CASE("adm: AdmKernel honours the CSF options (csf_mode, viewing geometry)", "[adm][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    const std::uint64_t seed = vt::check_seed() ^ 0x6a09e667f3bcc909ULL;
+    std::mt19937_64 rng(seed);
+    // The v1.0.16 models' geometries (csf_mode 2), the MAE blend, Barten (whose scale-0
+    // weights wrap through uint16 as in libvmaf) and Watson away from 3240.
+    struct Csf {
+        int mode;
+        double nvd;
+        int rdh;
+        double scale, diag_scale;
+    };
+    const Csf csfs[] = {{2, 3.0, 1080, 1, 1}, {2, 1.5, 2160, 1, 1}, {2, 3.0, 2160, 1, 1},
+                        {2, 5.0, 1080, 1, 1}, {3, 3.0, 1080, 1, 1}, {1, 3.0, 1080, 1, 1},
+                        {1, 5.0, 2160, 0.7, 2.5}, {0, 5.0, 1080, 1, 1}};
+    for (const auto& [w, h, bpc] : {std::array<unsigned, 3>{177, 95, 10}, {64, 48, 8}}) {
+        vt::HostPlane r, d;
+        make_pair(w, h, bpc, PairFill::smooth, rng, r, d);
+        const vt::DevicePlane dr(r), dd(d);
+        vmaf_cuda::cuda::DeviceBuffer d_out(sizeof(AdmAccum));
+        for (const Csf& c : csfs) {
+            vmaf_cuda::ref::AdmOptions opt;
+            opt.csf_mode = c.mode;
+            opt.norm_view_dist = c.nvd;
+            opt.ref_display_height = c.rdh;
+            opt.csf_scale = c.scale;
+            opt.csf_diag_scale = c.diag_scale;
+            opt.enhn_gain_limit = 1.0;
+            vmaf_cuda::ref::AdmScratch scratch(w, h);
+            AdmAccum want{};
+            vmaf_cuda::ref::adm_accumulate(vt::to_view(r), vt::to_view(d), opt, scratch, want);
+            vmaf_cuda::cuda::AdmKernel kernel(w, h, bpc, opt);
+            kernel.enqueue(dr.view, dd.view, d_out.get<AdmAccum>(), nullptr);
+            AdmAccum got{};
+            VMAF_CUDA_CHECK(cudaMemcpy(&got, d_out.get(), sizeof(got), cudaMemcpyDeviceToHost));
+            INFO("seed=0x" << std::hex << seed << std::dec << " " << w << "x" << h << " bpc=" << bpc
+                           << " csf_mode=" << c.mode << " nvd=" << c.nvd << " rdh=" << c.rdh);
+            CHECK(first_mismatch(want, got) == "");
+        }
     }
 }
