@@ -328,10 +328,22 @@ CudaDeviceCheck check_device(const BackendConfig& c) {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        out.message = e != cudaSuccess ? std::string("no usable CUDA driver or device (") +
-                                             cudaGetErrorString(e) + ")"
-                                       : "no CUDA device";
         cudaGetLastError();
+        int runtime = 0, driver = 0;
+        cudaRuntimeGetVersion(&runtime);
+        cudaDriverGetVersion(&driver);
+        auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+        if (e == cudaErrorInsufficientDriver && driver > 0) {
+            // A GPU with a driver too old for this build: the kernels cannot run there.
+            out.result = CudaDeviceCheck::Result::cannot_run;
+            out.message = "the NVIDIA driver supports CUDA " + ver(driver) +
+                          ", but this build needs a driver for CUDA " + ver(runtime) +
+                          " or newer (update the driver, or build with an older CUDA toolkit)";
+        } else if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || n == 0) {
+            out.message = "no NVIDIA GPU or CUDA driver found";
+        } else {
+            out.message = std::string("CUDA is not usable: ") + cudaGetErrorString(e);
+        }
         if (c.cuda_context)
             throw Error(VMAF_CUDA_ENODEV, "a CUDA context was given, but " + out.message);
         return out;

@@ -87,8 +87,13 @@ exec 9> "$build_dir/.lock-$version"
 flock 9 || die "cannot lock $build_dir/.lock-$version"
 
 # The Debian archive the system's apt uses (deb822 .sources files or one-line lists),
-# leaving out the security archive.
+# leaving out the security archive; on another distribution (Ubuntu: its archive has no
+# sid or trixie) Debian's own.
 system_mirror() {
+    if ! grep -q -E '^ID=("?)debian\1$' /etc/os-release 2>/dev/null; then
+        echo "http://deb.debian.org/debian"
+        return
+    fi
     {
         grep -h -E '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
             sed -E 's/^[[:space:]]*URIs:[[:space:]]*//' | tr ' ' '\n'

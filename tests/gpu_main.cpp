@@ -2,7 +2,7 @@
 // Catch2 main of the `gpu` suite: without a usable CUDA device the whole executable
 // reports itself skipped (exit code 77, which meson counts as SKIP), never a pass.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cuda_runtime.h>
 

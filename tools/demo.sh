@@ -29,7 +29,7 @@ fi
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "demo: CUDA device found: NVDEC decodes, vmaf_cuda scores on the GPU"
   hw=(-hwaccel cuda -hwaccel_output_format cuda)
-  backend=cuda
+  backend=auto
 else
   echo "demo: no CUDA device: software decoding, vmaf_cuda on its CPU backend"
   hw=()

@@ -4,7 +4,7 @@
 
 #include "vmaf_cuda.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -4,7 +4,7 @@
 // modes, pitches and enhancement-gain limits. Seed: env VMAF_CHECK_SEED (decimal or
 // 0x hex, see check_util.h), printed with every failure.
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "adm.cuh"
 #include "adm.h"

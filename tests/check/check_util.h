@@ -7,7 +7,7 @@
 #include "cuda_common.cuh"
 #include "plane.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <cuda_runtime.h>
 
 #include <cstdint>

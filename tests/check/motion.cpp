@@ -4,7 +4,7 @@
 // values. Set VMAF_CHECK_SEED to change the base seed.
 // "[.bench]" test (hidden; run with `motion_check "[.bench]"`): kernel time per frame.
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -4,7 +4,7 @@
 // first mismatching field. Set VMAF_CHECK_SEED to change the base seed.
 // "[.bench]" test (hidden; run with `vif_check "[.bench]"`): kernel time per frame.
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -5,7 +5,7 @@
 
 #include "golden_util.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <nlohmann/json.hpp>
 
 #include <array>

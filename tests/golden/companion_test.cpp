@@ -13,7 +13,7 @@
 #include "psnr.h"
 #include "ssim.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <nlohmann/json.hpp>
 
 #include <cmath>

@@ -12,7 +12,7 @@
 #include "pooling.h"
 #include "vmaf_cuda.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Models (libvmaf JSON, nu-SVR predict) against libvmaf v3.2.0's golden `vmaf` column,
 // model-file errors, model/feature strings, pooling and the log writers.
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "error.h"
 #include "golden_util.h"

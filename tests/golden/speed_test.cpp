@@ -7,7 +7,7 @@
 #include "golden_util.h"
 #include "speed.h"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <nlohmann/json.hpp>
 
 #include <cmath>
