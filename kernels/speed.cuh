@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file speed.cuh
+/// CUDA per-pixel stage of SpEED `speed_chroma` (libvmaf v3.2.0 `feature/speed.c`,
+/// `vif_tools.c`; arithmetic and stage list in reference/speed.h). Declarations only:
+/// includable from host C++ compiled without nvcc.
+///
+/// What runs where, per frame:
+///  - device (three launches on the caller's stream, the four planes U ref, U dis, V ref,
+///    V dis in each): steps 1-5 of reference/speed.h, i.e. load (8..16 bit, planar or
+///    NV12/P010 interleaved through DevicePlane, floor-sized chroma), prescale (tables of
+///    source indices and weights built on the host with the reference's formulas, which
+///    need floor/ceil/sin per column or row), the antialias filter evaluated only where
+///    the 16x decimation keeps it (vertical pass at rows 16 i for every column, then the
+///    horizontal pass at columns 16 j), and the local-mean residual. Each output is the
+///    same fixed sequence of IEEE float operations as the reference (explicit
+///    round-to-nearest intrinsics, no FMA, no device libm), so the residual planes are
+///    bit-identical to those of ref::speed_filter_and_downscale().
+///  - host (speed_chroma_from_accum(), from the accumulator's host copy): steps 6-8 by
+///    the reference's own functions (ref::speed_est_params, ref::speed_score,
+///    ref::speed_chroma_finish). They are order-dependent reductions (25 float means,
+///    325 double covariance sums in row-major order, the float block sum), serial 25x25
+///    float eigen/QR code, and glibc's log2 per block and eigenvalue (CUDA's log2 is not
+///    glibc's); the data they need is tiny (1/256 of the scaled plane).
+///
+/// Accumulator (device, written whole by every enqueue): four float planes of
+/// operating_w x operating_h (geometry(): (scaled >> 4) each way), row-major, no padding,
+/// in the order U ref, U dis, V ref, V dis; speed_chroma_residual() indexes it. Sizes
+/// (4:2:0, prescale 1): 1080p 60x33 -> 31,680 bytes; 4K 120x67 -> 128,640 bytes. At 4:4:4
+/// 4K it is 240x135 -> 518,400 bytes (over 256 KiB); at prescale 0.5 a quarter of that.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "cuda_common.cuh"
+#include "speed.h"
+
+namespace vmaf_cuda::cuda {
+
+/// Which residual plane of the accumulator: channel 0 = U, 1 = V; `dis` false = ref.
+/// \returns a pointer to operating_w x operating_h floats (row pitch operating_w).
+inline const float* speed_chroma_residual(const void* accum, const ref::SpeedGeometry& g,
+                                          unsigned channel, bool dis) {
+    const std::size_t plane = std::size_t(g.operating_w) * g.operating_h;
+    return static_cast<const float*>(accum) + plane * (2 * channel + (dis ? 1 : 0));
+}
+
+/// Bytes of the accumulator for this geometry: 4 * operating_w * operating_h * 4.
+inline std::size_t speed_chroma_accum_bytes(const ref::SpeedGeometry& g) {
+    return 4 * std::size_t(g.operating_w) * g.operating_h * sizeof(float);
+}
+
+/// Host tail: scores of one frame from the accumulator's host copy, exactly what
+/// ref::speed_chroma() returns for the same planes (steps 6-8 through the reference's
+/// code: speed_est_params per plane, speed_score with weight_var_mode, the singular
+/// rules of speed_extract_score, speed_chroma_finish with max_val).
+/// \param accum speed_chroma_accum_bytes(g) bytes in the layout above.
+/// \param g, o the kernel's geometry() and options().
+ref::SpeedChromaScores speed_chroma_from_accum(const void* accum, const ref::SpeedGeometry& g,
+                                               const ref::SpeedOptions& o);
+
+/// Device stage of speed_chroma for one luma frame size, chroma subsampling and options.
+class SpeedChromaKernel {
+public:
+    /// Validates and builds everything once: taps (ref::speed_filter_taps), prescale
+    /// tables, the vertical-pass buffer (4 x operating_h x scaled_w floats) and the
+    /// decimated planes (4 x operating_w x operating_h floats); uploads the tables
+    /// synchronously.
+    /// \param luma_w, luma_h the luma frame size; the chroma planes used are
+    ///        ref::speed_chroma_plane_size() (halves rounding down, as libvmaf).
+    /// \param bpc 8, 10, 12 or 16 (the depths libvmaf's SpEED converts).
+    /// \param chroma 420, 422 or 444.
+    /// \param o SpEED options (ref::speed_validate's ranges).
+    /// \throws CudaError (cudaErrorInvalidValue) with the reference's message for invalid
+    ///         options, chroma, bpc or a frame smaller than speed_chroma_min_frame_size();
+    ///         CudaError on a CUDA failure.
+    SpeedChromaKernel(unsigned luma_w, unsigned luma_h, unsigned bpc, unsigned chroma,
+                      const ref::SpeedOptions& o);
+
+    /// Bytes of this frame's accumulator (speed_chroma_accum_bytes(geometry())).
+    std::size_t accum_bytes() const { return speed_chroma_accum_bytes(g_); }
+
+    /// Enqueues steps 1-5 for the four planes on `stream` and writes the whole
+    /// accumulator at `d_accum` (device memory, accum_bytes()). No host synchronisation,
+    /// no allocation; pixels stay on the device. Each plane: bpc as at construction,
+    /// at least the chroma plane size (a ceil-sized plane's last column/row is not read),
+    /// step 1 or 2, shift < bpc storage bits; planes must stay valid until the stream
+    /// reaches the work. Two enqueues of one object must not overlap in time (they share
+    /// the intermediate buffers): one object per stream.
+    /// \throws CudaError (cudaErrorInvalidValue) naming the problem, or on a launch failure.
+    void enqueue(const DevicePlane& ref_u, const DevicePlane& ref_v, const DevicePlane& dis_u,
+                 const DevicePlane& dis_v, void* d_accum, cudaStream_t stream);
+
+    const ref::SpeedGeometry& geometry() const { return g_; }
+    const ref::SpeedOptions& options() const { return o_; }
+    unsigned bpc() const { return bpc_; }
+    /// Device memory held by this object, in bytes.
+    std::size_t device_bytes() const { return vbuf_.bytes() + dbuf_.bytes() + tables_.bytes(); }
+
+    /// Prescale mode of the device code (none when libvmaf does not rescale, or when it
+    /// rescales to the same size: a plain copy there).
+    enum class Scale : int { none, nearest, bilinear, bicubic, lanczos4 };
+
+private:
+    ref::SpeedGeometry g_;
+    ref::SpeedOptions o_;
+    unsigned bpc_;
+    Scale mode_ = Scale::none;
+    unsigned taps_ = 0;          // source samples per output sample and axis (1, 2, 4, 9)
+    std::vector<float> aa_, lm_; // antialias and local-mean taps
+    DeviceBuffer tables_;        // column then row tables: taps_ ints + taps_ floats each
+    const int* col_idx_ = nullptr;
+    const float* col_w_ = nullptr;
+    const int* row_idx_ = nullptr;
+    const float* row_w_ = nullptr;
+    DeviceBuffer vbuf_;          // vertical antialias at rows 16 i: 4 x operating_h x scaled_w
+    DeviceBuffer dbuf_;          // decimated planes: 4 x operating_h x operating_w
+};
+
+} // namespace vmaf_cuda::cuda
