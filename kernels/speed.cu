@@ -23,6 +23,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace vmaf_cuda::cuda {
@@ -31,12 +32,12 @@ namespace {
 
 constexpr int kMaxAA = 65; // vif_get_filter_size(1, 360/97): the widest antialias filter
 constexpr int kMaxLM = 9;  // vif_get_filter_size(4, 360/97)
-constexpr int kPlanes = 4; // U ref, U dis, V ref, V dis
+constexpr int kInputs = 4; // chroma: U ref, U dis, V ref, V dis; temporal: two pairs
 
-using Scale = SpeedChromaKernel::Scale;
+using Scale = detail::SpeedStage::Scale;
 
 struct Params {
-    DevicePlane in[kPlanes];
+    DevicePlane in[kInputs];
     float scaler; // 1, 4, 16, 256 (bpc 8, 10, 12, 16)
     int src_w, src_h; // the plane size (original)
     int sw, sh;       // scaled plane
@@ -48,9 +49,9 @@ struct Params {
     const float* col_w;
     const int* row_idx; // sh x taps
     const float* row_w;
-    float* v;     // kPlanes x oh x sw
-    float* d;     // kPlanes x oh x ow
-    float* out;   // kPlanes x oh x ow (the accumulator)
+    float* v;     // planes x oh x sw
+    float* d;     // planes x oh x ow
+    float* out;   // planes x oh x ow (the accumulator)
 };
 
 // The per-output functions below are __host__ __device__ so that a host build of this
@@ -88,14 +89,22 @@ SPEED_HD float load_f(const DevicePlane& p, float scaler, int x, int y) {
     return fadd(fdiv(static_cast<float>(sample(p, x, y)), scaler), -128.0f); // 8-bit: v / 1 == v
 }
 
+// Step-1 value of output plane p at (x, y): the loaded sample, or (difference mode,
+// speed_temporal) prev - cur of the two loaded samples.
+template <bool D>
+SPEED_HD float src_at(const Params& q, int p, int x, int y) {
+    if constexpr (D) return fsub(load_f(q.in[2 * p], q.scaler, x, y), load_f(q.in[2 * p + 1], q.scaler, x, y));
+    else return load_f(q.in[p], q.scaler, x, y);
+}
+
 // Sample (x, y) of the scaled plane: libvmaf's vif_scale_frame_* formulas with the
 // indices and weights from the host tables (see axis_table()).
-template <Scale M>
-SPEED_HD float scaled_at(const Params& q, const DevicePlane& p, int x, int y) {
+template <Scale M, bool D>
+SPEED_HD float scaled_at(const Params& q, int p, int x, int y) {
     if constexpr (M == Scale::none) {
-        return load_f(p, q.scaler, x, y);
+        return src_at<D>(q, p, x, y);
     } else if constexpr (M == Scale::nearest) {
-        return load_f(p, q.scaler, ld(q.col_idx + x), ld(q.row_idx + y));
+        return src_at<D>(q, p, ld(q.col_idx + x), ld(q.row_idx + y));
     } else if constexpr (M == Scale::bilinear) {
         // (1 - dy) * (1 - dx) * r1[x1] + (1 - dy) * dx * r1[x2] + dy * (1 - dx) * r2[x1]
         //   + dy * dx * r2[x2], left to right; w[0] = 1 - d, w[1] = d.
@@ -103,22 +112,20 @@ SPEED_HD float scaled_at(const Params& q, const DevicePlane& p, int x, int y) {
         const int y1 = ld(q.row_idx + 2 * y), y2 = ld(q.row_idx + 2 * y + 1);
         const float wx0 = ld(q.col_w + 2 * x), wx1 = ld(q.col_w + 2 * x + 1);
         const float wy0 = ld(q.row_w + 2 * y), wy1 = ld(q.row_w + 2 * y + 1);
-        float v = fmul(fmul(wy0, wx0), load_f(p, q.scaler, x1, y1));
-        v = fadd(v, fmul(fmul(wy0, wx1), load_f(p, q.scaler, x2, y1)));
-        v = fadd(v, fmul(fmul(wy1, wx0), load_f(p, q.scaler, x1, y2)));
-        v = fadd(v, fmul(fmul(wy1, wx1), load_f(p, q.scaler, x2, y2)));
+        float v = fmul(fmul(wy0, wx0), src_at<D>(q, p, x1, y1));
+        v = fadd(v, fmul(fmul(wy0, wx1), src_at<D>(q, p, x2, y1)));
+        v = fadd(v, fmul(fmul(wy1, wx0), src_at<D>(q, p, x1, y2)));
+        v = fadd(v, fmul(fmul(wy1, wx1), src_at<D>(q, p, x2, y2)));
         return v;
     } else if constexpr (M == Scale::bicubic) {
         // v += src * (wx[i] * wy[j]), j outer, i inner, from 0.
         float v = 0.0f;
-#pragma unroll
         for (int j = 0; j < 4; ++j) {
             const int yi = ld(q.row_idx + 4 * y + j);
             const float wy = ld(q.row_w + 4 * y + j);
-#pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const float w = fmul(ld(q.col_w + 4 * x + i), wy);
-                v = fadd(v, fmul(load_f(p, q.scaler, ld(q.col_idx + 4 * x + i), yi), w));
+                v = fadd(v, fmul(src_at<D>(q, p, ld(q.col_idx + 4 * x + i), yi), w));
             }
         }
         return v;
@@ -132,7 +139,7 @@ SPEED_HD float scaled_at(const Params& q, const DevicePlane& p, int x, int y) {
             for (int i = 0; i < 9; ++i) {
                 const float w = fmul(ld(q.col_w + 9 * x + i), wy);
                 weight_sum = fadd(weight_sum, w);
-                value = fadd(value, fmul(load_f(p, q.scaler, ld(q.col_idx + 9 * x + i), yi), w));
+                value = fadd(value, fmul(src_at<D>(q, p, ld(q.col_idx + 9 * x + i), yi), w));
             }
         }
         return fdiv(value, weight_sum);
@@ -140,13 +147,12 @@ SPEED_HD float scaled_at(const Params& q, const DevicePlane& p, int x, int y) {
 }
 
 // K1 output (plane p, decimated row i, column x of the scaled plane).
-template <Scale M>
+template <Scale M, bool D>
 SPEED_HD float vertical_at(const Params& q, int p, int i, int x) {
-    const DevicePlane& in = q.in[p];
     const int top = 16 * i - q.fw_aa / 2;
     float acc = 0.0f;
     for (int fi = 0; fi < q.fw_aa; ++fi)
-        acc = fadd(acc, fmul(q.aa[fi], scaled_at<M>(q, in, x, mirror1(top + fi, q.sh))));
+        acc = fadd(acc, fmul(q.aa[fi], scaled_at<M, D>(q, p, x, mirror1(top + fi, q.sh))));
     return acc;
 }
 
@@ -174,16 +180,16 @@ SPEED_HD float residual_at(const Params& q, int p, int i, int j) {
     return fsub(d[i * q.ow + j], acc);
 }
 
-// K1: grid (ceil(sw / 128), oh, kPlanes).
-template <Scale M>
+// K1: grid (ceil(sw / 128), oh, planes).
+template <Scale M, bool D>
 __global__ void __launch_bounds__(128) vertical_aa(const Params q) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (x >= q.sw) return;
     const int i = static_cast<int>(blockIdx.y), p = static_cast<int>(blockIdx.z);
-    q.v[(static_cast<std::size_t>(p) * q.oh + i) * q.sw + x] = vertical_at<M>(q, p, i, x);
+    q.v[(static_cast<std::size_t>(p) * q.oh + i) * q.sw + x] = vertical_at<M, D>(q, p, i, x);
 }
 
-// K2: grid (ceil(ow / 64), oh, kPlanes).
+// K2: grid (ceil(ow / 64), oh, planes).
 __global__ void __launch_bounds__(64) horizontal_aa(const Params q) {
     const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (j >= q.ow) return;
@@ -191,7 +197,7 @@ __global__ void __launch_bounds__(64) horizontal_aa(const Params q) {
     q.d[(static_cast<std::size_t>(p) * q.oh + i) * q.ow + j] = horizontal_at(q, p, i, j);
 }
 
-// K3: grid (ceil(ow / 64), oh, kPlanes).
+// K3: grid (ceil(ow / 64), oh, planes).
 __global__ void __launch_bounds__(64) residual(const Params q) {
     const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (j >= q.ow) return;
@@ -199,8 +205,8 @@ __global__ void __launch_bounds__(64) residual(const Params q) {
     q.out[(static_cast<std::size_t>(p) * q.oh + i) * q.ow + j] = residual_at(q, p, i, j);
 }
 
-[[noreturn]] void invalid(const std::string& what) {
-    throw CudaError(cudaErrorInvalidValue, "SpeedChromaKernel: " + what);
+[[noreturn]] void invalid(const char* who, const std::string& what) {
+    throw CudaError(cudaErrorInvalidValue, std::string(who) + ": " + what);
 }
 
 // ---- host tables: the reference's (vif_tools.c's) per-column / per-row formulas ------
@@ -316,35 +322,20 @@ Params base_params(const ref::SpeedGeometry& g, unsigned bpc, const std::vector<
 
 } // namespace
 
-SpeedChromaKernel::SpeedChromaKernel(unsigned luma_w, unsigned luma_h, unsigned bpc,
-                                     unsigned chroma, const ref::SpeedOptions& o)
-    : o_(o), bpc_(bpc) {
-    ref::SpeedSize ps;
-    try {
-        ref::speed_validate(o);
-        ps = ref::speed_chroma_plane_size(luma_w, luma_h, chroma);
-    } catch (const std::invalid_argument& e) {
-        invalid(e.what());
-    }
-    if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16)
-        invalid("bpc " + std::to_string(bpc) + " (libvmaf v3.2.0's SpEED converts 8, 10, 12 and 16 bits only)");
-    g_ = ref::speed_geometry(ps.width, ps.height, o);
-    if (!g_.valid())
-        invalid("image too small, operating width or height is 0 (frame " + std::to_string(luma_w) +
-                "x" + std::to_string(luma_h) + ", chroma plane " + std::to_string(ps.width) + "x" +
-                std::to_string(ps.height) + ", scaled " + std::to_string(g_.scaled_w) + "x" +
-                std::to_string(g_.scaled_h) + "; the scaled plane must be at least 80x80)");
-    if (!g_.rescale && (g_.scaled_w != g_.original_w || g_.scaled_h != g_.original_h))
-        invalid("speed_prescale within 1e-3 of 1 but changing the size (libvmaf then reads unset samples)");
+namespace detail {
+
+SpeedStage::SpeedStage(const ref::SpeedGeometry& g, const ref::SpeedOptions& o, unsigned bpc,
+                       unsigned planes, const char* who)
+    : g_(g), bpc_(bpc), planes_(planes), who_(who) {
     aa_ = ref::speed_filter_taps(true, o.kernelscale);
     lm_ = ref::speed_filter_taps(false, o.kernelscale);
     if (aa_.size() > std::size_t(kMaxAA) || lm_.size() > std::size_t(kMaxLM) ||
-        aa_.size() / 2 >= g_.scaled_w || aa_.size() / 2 >= g_.scaled_h)
-        invalid("filter wider than the device code supports");
-
+        aa_.size() / 2 >= g_.scaled_w || aa_.size() / 2 >= g_.scaled_h ||
+        lm_.size() / 2 >= g_.operating_w || lm_.size() / 2 >= g_.operating_h ||
+        planes_ == 0 || 2 * planes_ > unsigned(kInputs))
+        invalid(who_, "filter wider than the device code supports");
     const HostTables t = build_tables(g_, o);
     mode_ = t.mode;
-    taps_ = t.taps;
     if (mode_ != Scale::none) {
         const std::size_t nc = t.ci.size(), nr = t.ri.size();
         tables_ = DeviceBuffer((nc + nr) * (sizeof(int) + sizeof(float)));
@@ -362,31 +353,30 @@ SpeedChromaKernel::SpeedChromaKernel(unsigned luma_w, unsigned luma_h, unsigned 
         row_idx_ = d_ri;
         row_w_ = d_rw;
     }
-    vbuf_ = DeviceBuffer(kPlanes * std::size_t(g_.operating_h) * g_.scaled_w * sizeof(float));
-    dbuf_ = DeviceBuffer(kPlanes * std::size_t(g_.operating_h) * g_.operating_w * sizeof(float));
+    vbuf_ = DeviceBuffer(planes_ * std::size_t(g_.operating_h) * g_.scaled_w * sizeof(float));
+    dbuf_ = DeviceBuffer(planes_ * std::size_t(g_.operating_h) * g_.operating_w * sizeof(float));
 }
 
-void SpeedChromaKernel::enqueue(const DevicePlane& ref_u, const DevicePlane& ref_v,
-                                const DevicePlane& dis_u, const DevicePlane& dis_v,
-                                void* d_accum, cudaStream_t stream) {
-    const DevicePlane* in[kPlanes] = {&ref_u, &dis_u, &ref_v, &dis_v};
-    static const char* names[kPlanes] = {"ref U", "dis U", "ref V", "dis V"};
-    if (!d_accum) invalid("null accumulator");
+void SpeedStage::launch(const DevicePlane* const* in, const char* const* names, bool diff,
+                        void* d_out, cudaStream_t stream) const {
+    if (!d_out) invalid(who_, "null accumulator");
     Params q = base_params(g_, bpc_, aa_, lm_);
-    for (int p = 0; p < kPlanes; ++p) {
+    const unsigned nin = diff ? 2 * planes_ : planes_;
+    for (unsigned p = 0; p < nin; ++p) {
         const DevicePlane& v = *in[p];
         const std::string who = std::string(names[p]) + " plane: ";
-        if (!v.data) invalid(who + "null data");
-        if (v.bpc != bpc_) invalid(who + "bpc " + std::to_string(v.bpc) + ", kernel built for " + std::to_string(bpc_));
+        if (!v.data) invalid(who_, who + "null data");
+        if (v.bpc != bpc_)
+            invalid(who_, who + "bpc " + std::to_string(v.bpc) + ", built for " + std::to_string(bpc_));
         if (v.width < g_.original_w || v.height < g_.original_h)
-            invalid(who + std::to_string(v.width) + "x" + std::to_string(v.height) +
-                    ", smaller than the chroma plane size " + std::to_string(g_.original_w) + "x" +
-                    std::to_string(g_.original_h));
-        if (v.step != 1 && v.step != 2) invalid(who + "step " + std::to_string(v.step) + " (1 or 2)");
+            invalid(who_, who + std::to_string(v.width) + "x" + std::to_string(v.height) +
+                              ", smaller than the plane size " + std::to_string(g_.original_w) + "x" +
+                              std::to_string(g_.original_h));
+        if (v.step != 1 && v.step != 2) invalid(who_, who + "step " + std::to_string(v.step) + " (1 or 2)");
         const unsigned bytes = bpc_ > 8 ? 2 : 1;
-        if (v.shift >= 8 * bytes) invalid(who + "shift " + std::to_string(v.shift));
+        if (v.shift >= 8 * bytes) invalid(who_, who + "shift " + std::to_string(v.shift));
         if (v.pitch < std::size_t(g_.original_w - 1) * v.step * bytes + bytes)
-            invalid(who + "pitch smaller than a row");
+            invalid(who_, who + "pitch smaller than a row");
         q.in[p] = v;
     }
     q.col_idx = col_idx_;
@@ -395,41 +385,142 @@ void SpeedChromaKernel::enqueue(const DevicePlane& ref_u, const DevicePlane& ref
     q.row_w = row_w_;
     q.v = vbuf_.get<float>();
     q.d = dbuf_.get<float>();
-    q.out = static_cast<float*>(d_accum);
+    q.out = static_cast<float*>(d_out);
 
-    const dim3 g1((g_.scaled_w + 127) / 128, g_.operating_h, kPlanes);
+    const dim3 g1((g_.scaled_w + 127) / 128, g_.operating_h, planes_);
+    auto k1 = [&](auto m) {
+        constexpr Scale M = decltype(m)::value;
+        if (diff) vertical_aa<M, true><<<g1, 128, 0, stream>>>(q);
+        else vertical_aa<M, false><<<g1, 128, 0, stream>>>(q);
+    };
     switch (mode_) {
-    case Scale::none: vertical_aa<Scale::none><<<g1, 128, 0, stream>>>(q); break;
-    case Scale::nearest: vertical_aa<Scale::nearest><<<g1, 128, 0, stream>>>(q); break;
-    case Scale::bilinear: vertical_aa<Scale::bilinear><<<g1, 128, 0, stream>>>(q); break;
-    case Scale::bicubic: vertical_aa<Scale::bicubic><<<g1, 128, 0, stream>>>(q); break;
-    case Scale::lanczos4: vertical_aa<Scale::lanczos4><<<g1, 128, 0, stream>>>(q); break;
+    case Scale::none: k1(std::integral_constant<Scale, Scale::none>{}); break;
+    case Scale::nearest: k1(std::integral_constant<Scale, Scale::nearest>{}); break;
+    case Scale::bilinear: k1(std::integral_constant<Scale, Scale::bilinear>{}); break;
+    case Scale::bicubic: k1(std::integral_constant<Scale, Scale::bicubic>{}); break;
+    case Scale::lanczos4: k1(std::integral_constant<Scale, Scale::lanczos4>{}); break;
     }
     VMAF_CUDA_CHECK_LAUNCH();
-    const dim3 g2((g_.operating_w + 63) / 64, g_.operating_h, kPlanes);
+    const dim3 g2((g_.operating_w + 63) / 64, g_.operating_h, planes_);
     horizontal_aa<<<g2, 64, 0, stream>>>(q);
     VMAF_CUDA_CHECK_LAUNCH();
     residual<<<g2, 64, 0, stream>>>(q);
     VMAF_CUDA_CHECK_LAUNCH();
 }
 
+} // namespace detail
+
+namespace {
+
+void check_bpc(const char* who, unsigned bpc) {
+    if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16)
+        invalid(who, "bpc " + std::to_string(bpc) +
+                         " (libvmaf v3.2.0's SpEED converts 8, 10, 12 and 16 bits only)");
+}
+
+void check_geometry(const char* who, const ref::SpeedGeometry& g, const std::string& what) {
+    if (!g.valid())
+        invalid(who, "image too small, operating width or height is 0 (" + what + ", scaled " +
+                         std::to_string(g.scaled_w) + "x" + std::to_string(g.scaled_h) +
+                         "; the scaled plane must be at least 80x80)");
+    if (!g.rescale && (g.scaled_w != g.original_w || g.scaled_h != g.original_h))
+        invalid(who, "speed_prescale within 1e-3 of 1 but changing the size (libvmaf then reads "
+                     "unset samples)");
+}
+
+// speed_extract_score's rules on two residual planes (stride operating_w).
+ref::SpeedChannel channel_score(const float* r, const float* d, const ref::SpeedGeometry& g,
+                                const ref::SpeedOptions& o, int mode) {
+    ref::SpeedBlockStats rs, ds;
+    ref::speed_est_params(r, g.operating_w, g, o.sigma_nn, rs);
+    ref::speed_est_params(d, g.operating_w, g, o.sigma_nn, ds);
+    ref::SpeedChannel c;
+    c.err = rs.singular || ds.singular;
+    c.score = rs.singular != ds.singular ? 0.0f : ref::speed_score(g, rs, ds, o.sigma_nn, o.nn_floor, mode);
+    return c;
+}
+
+constexpr const char* kChroma = "SpeedChromaKernel";
+constexpr const char* kTemporal = "SpeedTemporalKernel";
+
+} // namespace
+
+ref::SpeedGeometry SpeedChromaKernel::checked_geometry(unsigned luma_w, unsigned luma_h,
+                                                       unsigned bpc, unsigned chroma,
+                                                       const ref::SpeedOptions& o) {
+    ref::SpeedSize ps;
+    try {
+        ref::speed_validate(o);
+        ps = ref::speed_chroma_plane_size(luma_w, luma_h, chroma);
+    } catch (const std::invalid_argument& e) {
+        invalid(kChroma, e.what());
+    }
+    check_bpc(kChroma, bpc);
+    const ref::SpeedGeometry g = ref::speed_geometry(ps.width, ps.height, o);
+    check_geometry(kChroma, g, "frame " + std::to_string(luma_w) + "x" + std::to_string(luma_h) +
+                                   ", chroma plane " + std::to_string(ps.width) + "x" +
+                                   std::to_string(ps.height));
+    return g;
+}
+
+SpeedChromaKernel::SpeedChromaKernel(unsigned luma_w, unsigned luma_h, unsigned bpc,
+                                     unsigned chroma, const ref::SpeedOptions& o)
+    : g_(checked_geometry(luma_w, luma_h, bpc, chroma, o)), o_(o), bpc_(bpc),
+      stage_(g_, o, bpc, 4, kChroma) {}
+
+void SpeedChromaKernel::enqueue(const DevicePlane& ref_u, const DevicePlane& ref_v,
+                                const DevicePlane& dis_u, const DevicePlane& dis_v,
+                                void* d_accum, cudaStream_t stream) {
+    const DevicePlane* in[4] = {&ref_u, &dis_u, &ref_v, &dis_v};
+    static const char* const names[4] = {"ref U", "dis U", "ref V", "dis V"};
+    stage_.launch(in, names, false, d_accum, stream);
+}
+
 ref::SpeedChromaScores speed_chroma_from_accum(const void* accum, const ref::SpeedGeometry& g,
                                                const ref::SpeedOptions& o) {
-    // speed_extract_score per channel on the residual planes (stride operating_w), then
-    // speed_chroma_finish: the reference's code, so both backends share one tail.
+    // speed_extract_score per channel on the residual planes, then speed_chroma_finish:
+    // the reference's code, so both backends share one tail.
     ref::SpeedChannel ch[2];
-    ref::SpeedBlockStats rs, ds;
-    for (unsigned c = 0; c < 2; ++c) {
-        ref::speed_est_params(speed_chroma_residual(accum, g, c, false), g.operating_w, g,
-                              o.sigma_nn, rs);
-        ref::speed_est_params(speed_chroma_residual(accum, g, c, true), g.operating_w, g,
-                              o.sigma_nn, ds);
-        ch[c].err = rs.singular || ds.singular;
-        ch[c].score = rs.singular != ds.singular
-                          ? 0.0f
-                          : ref::speed_score(g, rs, ds, o.sigma_nn, o.nn_floor, o.weight_var_mode);
-    }
+    for (unsigned c = 0; c < 2; ++c)
+        ch[c] = channel_score(speed_chroma_residual(accum, g, c, false),
+                              speed_chroma_residual(accum, g, c, true), g, o, o.weight_var_mode);
     return ref::speed_chroma_finish(ch[0], ch[1], o.max_val);
+}
+
+ref::SpeedGeometry SpeedTemporalKernel::checked_geometry(unsigned luma_w, unsigned luma_h,
+                                                         unsigned bpc, const ref::SpeedOptions& o) {
+    try {
+        ref::speed_validate(o);
+    } catch (const std::invalid_argument& e) {
+        invalid(kTemporal, e.what());
+    }
+    check_bpc(kTemporal, bpc);
+    const ref::SpeedGeometry g = ref::speed_geometry(luma_w, luma_h, o);
+    check_geometry(kTemporal, g, "frame " + std::to_string(luma_w) + "x" + std::to_string(luma_h));
+    if (g.alloc_w != luma_w || g.alloc_h != luma_h)
+        invalid(kTemporal, "speed_prescale > 1 is not supported (libvmaf's temporal frame buffers "
+                           "are too small for it)");
+    return g;
+}
+
+SpeedTemporalKernel::SpeedTemporalKernel(unsigned luma_w, unsigned luma_h, unsigned bpc,
+                                         const ref::SpeedOptions& o)
+    : g_(checked_geometry(luma_w, luma_h, bpc, o)), o_(o), stage_(g_, o, bpc, 2, kTemporal) {}
+
+void SpeedTemporalKernel::enqueue(const DevicePlane& prev_ref, const DevicePlane& cur_ref,
+                                  const DevicePlane& prev_dis, const DevicePlane& cur_dis,
+                                  void* d_accum, cudaStream_t stream) {
+    // Output 0: prev_ref - cur_ref; output 1: prev_dis - (use_ref_diff ? cur_ref : cur_dis).
+    const DevicePlane* in[4] = {&prev_ref, &cur_ref, &prev_dis, o_.use_ref_diff ? &cur_ref : &cur_dis};
+    static const char* const names[4] = {"previous ref", "current ref", "previous dis", "current dis"};
+    stage_.launch(in, names, true, d_accum, stream);
+}
+
+double speed_temporal_from_accum(const void* accum, const ref::SpeedGeometry& g,
+                                 const ref::SpeedOptions& o) {
+    const float* r = static_cast<const float*>(accum);
+    const float* d = r + std::size_t(g.operating_w) * g.operating_h;
+    return channel_score(r, d, g, o, 0).score;
 }
 
 } // namespace vmaf_cuda::cuda

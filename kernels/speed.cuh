@@ -61,6 +61,47 @@ inline std::size_t speed_chroma_accum_bytes(const ref::SpeedGeometry& g) {
 ref::SpeedChromaScores speed_chroma_from_accum(const void* accum, const ref::SpeedGeometry& g,
                                                const ref::SpeedOptions& o);
 
+namespace detail {
+
+/// Steps 2-5 (plus step 1 on the fly) for one plane geometry, shared by the chroma and
+/// temporal kernels: `planes` output residual planes of operating_w x operating_h floats.
+/// Output plane p is computed from input plane p, or (difference mode, speed_temporal)
+/// from the float difference load(in[2 p]) - load(in[2 p + 1]) of two input planes.
+class SpeedStage {
+public:
+    /// Prescale mode of the device code (none when libvmaf does not rescale, or when it
+    /// rescales to the same size: a plain copy there).
+    enum class Scale : int { none, nearest, bilinear, bicubic, lanczos4 };
+
+    /// \param g a valid geometry (ref::speed_geometry), \param bpc 8, 10, 12 or 16.
+    /// Builds taps and tables, allocates the intermediate buffers, uploads the tables
+    /// (synchronously). 	hrows CudaError.
+    SpeedStage(const ref::SpeedGeometry& g, const ref::SpeedOptions& o, unsigned bpc,
+               unsigned planes, const char* who);
+    /// Checks the input planes (bpc, size >= the plane size, step 1 or 2, shift, pitch,
+    /// non-null; `names[k]` in messages), then three launches writing
+    /// planes x operating_w x operating_h floats at `d_out`. 	hrows CudaError.
+    void launch(const DevicePlane* const* in, const char* const* names, bool diff, void* d_out,
+                cudaStream_t stream) const;
+    std::size_t device_bytes() const { return vbuf_.bytes() + dbuf_.bytes() + tables_.bytes(); }
+
+private:
+    ref::SpeedGeometry g_;
+    unsigned bpc_, planes_;
+    const char* who_;
+    Scale mode_ = Scale::none;
+    std::vector<float> aa_, lm_; // antialias and local-mean taps
+    DeviceBuffer tables_;        // column then row tables: indices, then weights
+    const int* col_idx_ = nullptr;
+    const float* col_w_ = nullptr;
+    const int* row_idx_ = nullptr;
+    const float* row_w_ = nullptr;
+    DeviceBuffer vbuf_;          // vertical antialias at rows 16 i: planes x operating_h x scaled_w
+    DeviceBuffer dbuf_;          // decimated planes: planes x operating_h x operating_w
+};
+
+} // namespace detail
+
 /// Device stage of speed_chroma for one luma frame size, chroma subsampling and options.
 class SpeedChromaKernel {
 public:
@@ -97,26 +138,63 @@ public:
     const ref::SpeedOptions& options() const { return o_; }
     unsigned bpc() const { return bpc_; }
     /// Device memory held by this object, in bytes.
-    std::size_t device_bytes() const { return vbuf_.bytes() + dbuf_.bytes() + tables_.bytes(); }
-
-    /// Prescale mode of the device code (none when libvmaf does not rescale, or when it
-    /// rescales to the same size: a plain copy there).
-    enum class Scale : int { none, nearest, bilinear, bicubic, lanczos4 };
+    std::size_t device_bytes() const { return stage_.device_bytes(); }
 
 private:
+    static ref::SpeedGeometry checked_geometry(unsigned luma_w, unsigned luma_h, unsigned bpc,
+                                               unsigned chroma, const ref::SpeedOptions& o);
     ref::SpeedGeometry g_;
     ref::SpeedOptions o_;
     unsigned bpc_;
-    Scale mode_ = Scale::none;
-    unsigned taps_ = 0;          // source samples per output sample and axis (1, 2, 4, 9)
-    std::vector<float> aa_, lm_; // antialias and local-mean taps
-    DeviceBuffer tables_;        // column then row tables: taps_ ints + taps_ floats each
-    const int* col_idx_ = nullptr;
-    const float* col_w_ = nullptr;
-    const int* row_idx_ = nullptr;
-    const float* row_w_ = nullptr;
-    DeviceBuffer vbuf_;          // vertical antialias at rows 16 i: 4 x operating_h x scaled_w
-    DeviceBuffer dbuf_;          // decimated planes: 4 x operating_h x operating_w
+    detail::SpeedStage stage_;
+};
+
+// ---- speed_temporal ------------------------------------------------------------------
+
+/// Accumulator of speed_temporal: two float planes of operating_w x operating_h (of the
+/// luma geometry), row-major, no padding: the residual of prev_ref - cur_ref, then of
+/// prev_dis - cur_dis (or prev_dis - cur_ref with use_ref_diff). 1080p at prescale 1:
+/// 120x67 -> 64,320 bytes; 4K: 240x135 -> 259,200 bytes.
+inline std::size_t speed_temporal_accum_bytes(const ref::SpeedGeometry& g) {
+    return 2 * std::size_t(g.operating_w) * g.operating_h * sizeof(float);
+}
+
+/// Host tail of speed_temporal for a frame i >= 1: exactly what ref::SpeedTemporal::push
+/// returns for it (speed_est_params on both residual planes, 0 when exactly one is
+/// singular, else speed_score with weight mode 0; not clipped). Frame 0 scores 0 and
+/// needs no enqueue.
+double speed_temporal_from_accum(const void* accum, const ref::SpeedGeometry& g,
+                                 const ref::SpeedOptions& o);
+
+/// Device stage of speed_temporal (libvmaf's `speed_temporal` on luma) for one luma size.
+class SpeedTemporalKernel {
+public:
+    /// \param luma_w, luma_h luma size, at least speed_temporal_min_frame_size(o).
+    /// \param bpc 8, 10, 12 or 16. \param o SpEED options; prescale > 1 is refused
+    /// (as ref::SpeedTemporal: libvmaf's temporal buffers are too small for it).
+    /// \throws CudaError (cudaErrorInvalidValue) naming the problem; CudaError.
+    SpeedTemporalKernel(unsigned luma_w, unsigned luma_h, unsigned bpc, const ref::SpeedOptions& o);
+
+    std::size_t accum_bytes() const { return speed_temporal_accum_bytes(g_); }
+
+    /// Frame i >= 1: enqueues the residuals of the frame differences (previous frame's
+    /// luma minus this frame's, in float after step 1, as libvmaf) into `d_accum`.
+    /// Same rules as SpeedChromaKernel::enqueue (planes: the luma size). `cur_dis` is
+    /// not read with use_ref_diff (pass cur_ref or cur_dis).
+    void enqueue(const DevicePlane& prev_ref, const DevicePlane& cur_ref,
+                 const DevicePlane& prev_dis, const DevicePlane& cur_dis, void* d_accum,
+                 cudaStream_t stream);
+
+    const ref::SpeedGeometry& geometry() const { return g_; }
+    const ref::SpeedOptions& options() const { return o_; }
+    std::size_t device_bytes() const { return stage_.device_bytes(); }
+
+private:
+    static ref::SpeedGeometry checked_geometry(unsigned luma_w, unsigned luma_h, unsigned bpc,
+                                               const ref::SpeedOptions& o);
+    ref::SpeedGeometry g_;
+    ref::SpeedOptions o_;
+    detail::SpeedStage stage_;
 };
 
 } // namespace vmaf_cuda::cuda
