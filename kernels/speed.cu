@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
-// CUDA per-pixel stage of SpEED speed_chroma; contract in speed.cuh, arithmetic in
+// CUDA per-pixel stage of SpEED (speed_chroma, speed_temporal); contract in speed.cuh, arithmetic in
 // reference/speed.h (steps 1-5), followed operation by operation:
 //   K1 vertical_aa:  V[p][i][x] = sum_fi aa[fi] * S_p(x, mirror(16 i - fw/2 + fi))
 //                    for every column x of the scaled plane, where S_p(x, y) is the
 //                    step-2 output (the step-1 output when there is no rescale),
-//                    computed on the fly from the input plane and the host tables;
+//                    computed on the fly from the input plane (speed_temporal: the
+//                    float difference of two input planes) and the host tables;
 //   K2 horizontal_aa: D[p][i][j] = sum_fj aa[fj] * V[p][i][mirror(16 j - fw/2 + fj)]
 //                    (the antialias output at the samples vif_dec16_s keeps);
 //   K3 residual:     R[p][i][j] = D[p][i][j] - sum_fj lm[fj] * (sum_fi lm[fi] *

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file speed.cuh
-/// CUDA per-pixel stage of SpEED `speed_chroma` (libvmaf v3.2.0 `feature/speed.c`,
+/// CUDA per-pixel stage of SpEED, `speed_chroma` (SpeedChromaKernel) and
+/// `speed_temporal` (SpeedTemporalKernel) (libvmaf v3.2.0 `feature/speed.c`,
 /// `vif_tools.c`; arithmetic and stage list in reference/speed.h). Declarations only:
 /// includable from host C++ compiled without nvcc.
 ///
 /// What runs where, per frame:
 ///  - device (three launches on the caller's stream, the four planes U ref, U dis, V ref,
-///    V dis in each): steps 1-5 of reference/speed.h, i.e. load (8..16 bit, planar or
-///    NV12/P010 interleaved through DevicePlane, floor-sized chroma), prescale (tables of
+///    V dis in each; speed_temporal: the two frame differences): steps 1-5 of
+///    reference/speed.h, i.e. load (8..16 bit, planar or NV12/P010 interleaved through DevicePlane, floor-sized chroma), prescale (tables of
 ///    source indices and weights built on the host with the reference's formulas, which
 ///    need floor/ceil/sin per column or row), the antialias filter evaluated only where
 ///    the 16x decimation keeps it (vertical pass at rows 16 i for every column, then the
@@ -16,8 +17,8 @@
 ///    same fixed sequence of IEEE float operations as the reference (explicit
 ///    round-to-nearest intrinsics, no FMA, no device libm), so the residual planes are
 ///    bit-identical to those of ref::speed_filter_and_downscale().
-///  - host (speed_chroma_from_accum(), from the accumulator's host copy): steps 6-8 by
-///    the reference's own functions (ref::speed_est_params, ref::speed_score,
+///  - host (speed_chroma_from_accum() / speed_temporal_from_accum(), from the
+///    accumulator's host copy): steps 6-8 by the reference's own functions (ref::speed_est_params, ref::speed_score,
 ///    ref::speed_chroma_finish). They are order-dependent reductions (25 float means,
 ///    325 double covariance sums in row-major order, the float block sum), serial 25x25
 ///    float eigen/QR code, and glibc's log2 per block and eigenvalue (CUDA's log2 is not

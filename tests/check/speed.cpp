@@ -13,8 +13,11 @@
 // defaults, every prescale method, kernelscales 0.5 .. 3.71, weight_var_mode 0..6,
 // flat (singular) planes. On failure: base seed (VMAF_CHECK_SEED), combination index
 // and seed, the case, and the first mismatch with both values.
+// The same for SpeedTemporalKernel against ref::SpeedTemporal (three-frame sequences,
+// use_ref_diff, P010-style luma with shift 6): both difference residuals exactly, then
+// speed_temporal_from_accum() against SpeedTemporal::push().
 // "[.bench]" test (hidden; `check_test "[.bench][speed]"`): device time per frame and
-// the host tail's time at 1080p and 4K.
+// the host tail's time at 1080p and 4K, speed_chroma and speed_temporal.
 
 #include <catch2/catch.hpp>
 
@@ -384,6 +387,160 @@ TEST_CASE("speed: sizes, depths and planes the kernel refuses", "[speed][gpu]") 
     VMAF_CUDA_CHECK(cudaStreamSynchronize(stream.s));
 }
 
+namespace {
+
+// ---- speed_temporal ------------------------------------------------------------------
+
+struct TCombo {
+    unsigned w, h, bpc;
+    Fill fill;
+    unsigned shift; // P010-style luma: values << 6
+    bool urd;
+    int opt;
+};
+
+std::string describe_tcombo(const TCombo& c) {
+    static const std::vector<OptSet> sets = opt_sets();
+    return describe(c.w, c.h, c.bpc, c.fill) + " luma shift " + std::to_string(c.shift) +
+           (c.urd ? " use_ref_diff" : "") + " opts=[" + sets[c.opt].name + "]";
+}
+
+// A device copy of a luma plane with values << shift (same pitch as the host plane).
+struct DeviceLumaPlane {
+    vcu::DeviceBuffer buf;
+    vcu::DevicePlane view;
+    DeviceLumaPlane(const HostPlane& h, unsigned shift) : buf(h.bytes.size()) {
+        HostPlane s = h;
+        for (unsigned y = 0; y < h.height; ++y)
+            for (unsigned x = 0; x < h.width; ++x) s.set(x, y, h.get(x, y) << shift);
+        VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), s.bytes.data(), s.bytes.size(), cudaMemcpyHostToDevice));
+        view = {buf.get(), h.pitch, h.width, h.height, h.bpc, 1, shift};
+    }
+};
+
+// Reference residual of prev - cur (steps 1-5), into s.ref's top-left operating plane.
+void temporal_residual(const HostPlane& prev, const HostPlane& cur, vref::SpeedScratch& s) {
+    const vref::SpeedGeometry& g = s.geometry();
+    std::vector<float> a(s.ref.size()), b(s.ref.size());
+    vref::speed_load_plane(to_view(prev), g.original_w, g.original_h, a.data(), s.stride());
+    vref::speed_load_plane(to_view(cur), g.original_w, g.original_h, b.data(), s.stride());
+    for (unsigned y = 0; y < g.original_h; ++y)
+        for (unsigned x = 0; x < g.original_w; ++x) {
+            const std::size_t i = y * s.stride() + x;
+            s.ref[i] = a[i] - b[i];
+        }
+    vref::speed_filter_and_downscale(s.ref.data(), s);
+}
+
+std::string run_tcombo(const TCombo& c, std::uint64_t seed, cudaStream_t stream) {
+    static const std::vector<OptSet> sets = opt_sets();
+    vref::SpeedOptions o = sets[c.opt].o;
+    o.use_ref_diff = c.urd;
+    std::mt19937_64 rng(seed);
+    constexpr int kFrames = 3;
+    std::vector<HostPlane> rf, df;
+    for (int f = 0; f < kFrames; ++f) {
+        rf.push_back(random_plane(c.w, c.h, c.bpc, c.fill, rng));
+        df.push_back(c.fill == Fill::smooth_noise ? distort(rf.back(), rng)
+                                                  : random_plane(c.w, c.h, c.bpc, c.fill, rng));
+    }
+    std::vector<DeviceLumaPlane> dr, dd;
+    for (int f = 0; f < kFrames; ++f) {
+        dr.emplace_back(rf[f], c.shift);
+        dd.emplace_back(df[f], c.shift);
+    }
+    vcu::SpeedTemporalKernel k(c.w, c.h, c.bpc, o);
+    vref::SpeedTemporal want_state(c.w, c.h, o);
+    vref::SpeedScratch s(c.w, c.h, o);
+    const vref::SpeedGeometry& g = k.geometry();
+    for (int f = 0; f < kFrames; ++f) {
+        const double want = want_state.push(to_view(rf[f]), to_view(df[f]));
+        if (f == 0) continue; // frame 0 scores 0 without an enqueue
+        const std::string fr = "frame " + std::to_string(f) + ": ";
+        // Guarded accumulator, poisoned inside.
+        constexpr std::size_t kGuard = 256;
+        const std::size_t n = k.accum_bytes();
+        vcu::DeviceBuffer out(n + 2 * kGuard);
+        VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), 0xa5, out.bytes(), stream));
+        k.enqueue(dr[f - 1].view, dr[f].view, dd[f - 1].view, dd[f].view,
+                  out.get<unsigned char>() + kGuard, stream);
+        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<unsigned char> host(out.bytes());
+        VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < kGuard; ++i)
+            if (host[i] != 0xa5 || host[kGuard + n + i] != 0xa5) return fr + "guard bytes overwritten";
+        std::vector<float> got(n / sizeof(float));
+        std::memcpy(got.data(), host.data() + kGuard, n);
+        for (unsigned p = 0; p < 2; ++p) {
+            temporal_residual(p == 0 ? rf[f - 1] : df[f - 1], p == 0 || c.urd ? rf[f] : df[f], s);
+            const float* res = got.data() + std::size_t(p) * g.operating_w * g.operating_h;
+            for (unsigned i = 0; i < g.operating_h; ++i)
+                for (unsigned j = 0; j < g.operating_w; ++j) {
+                    const float w = s.ref[i * s.stride() + j], h = res[i * g.operating_w + j];
+                    if (!(h == w))
+                        return fr + (p == 0 ? "ref" : "dis") + " difference residual (operating plane " +
+                               std::to_string(g.operating_w) + "x" + std::to_string(g.operating_h) +
+                               ") first mismatch at (x " + std::to_string(j) + ", y " +
+                               std::to_string(i) + "): gpu=" + fmt_f(h) + " ref=" + fmt_f(w);
+                }
+        }
+        const double have = vcu::speed_temporal_from_accum(got.data(), g, o);
+        if (std::memcmp(&have, &want, sizeof have) != 0) {
+            char b[160];
+            std::snprintf(b, sizeof b, "score: from_accum=%.17g SpeedTemporal::push=%.17g", have, want);
+            return fr + b;
+        }
+    }
+    return {};
+}
+
+std::vector<TCombo> tcombos() {
+    const std::vector<OptSet> sets = opt_sets();
+    std::vector<TCombo> v;
+    unsigned n = 0;
+    const unsigned depths[] = {8, 10, 12, 16};
+    for (int opt = 0; opt < int(sets.size()); ++opt) {
+        const vref::SpeedOptions& o = sets[opt].o;
+        if (o.prescale > 1.0 && std::fabs(o.prescale - 1.0) >= 1e-3) continue; // refused
+        const vref::SpeedSize m = vref::speed_temporal_min_frame_size(o);
+        const unsigned sizes[][2] = {{m.width, m.height}, {m.width + 3, m.height + 1}, {341, 261}};
+        for (const auto& sz : sizes)
+            for (bool urd : {false, true}) {
+                const unsigned bpc = depths[n % 4];
+                const Fill f = (n / 4) % 2 ? Fill::noise : Fill::smooth_noise;
+                const unsigned shift = bpc == 10 && (n % 3 == 0) ? 6 : 0;
+                ++n;
+                v.push_back({sz[0], sz[1], bpc, f, shift, urd, opt});
+            }
+    }
+    v.push_back({160, 120, 8, Fill::zero, 0, false, 0}); // flat: both singular
+    v.push_back({1279, 719, 10, Fill::smooth_noise, 6, false, 1});
+    v.push_back({1920, 1080, 8, Fill::smooth_noise, 0, true, 2});
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("speed: temporal residuals and scores equal the reference", "[speed][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    Stream stream;
+    run_combos(
+        tcombos(), 0x5bee1000ull, [&](const TCombo& c, std::uint64_t seed) { return run_tcombo(c, seed, stream.s); },
+        describe_tcombo);
+}
+
+TEST_CASE("speed: temporal sizes the kernel refuses", "[speed][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    const vref::SpeedOptions d{};
+    const vref::SpeedSize m = vref::speed_temporal_min_frame_size(d);
+    CHECK_NOTHROW(vcu::SpeedTemporalKernel(m.width, m.height, 8, d));
+    CHECK_THROWS_AS(vcu::SpeedTemporalKernel(m.width - 1, m.height, 8, d), vcu::CudaError);
+    vref::SpeedOptions up;
+    up.prescale = 1.5;
+    CHECK_THROWS_AS(vcu::SpeedTemporalKernel(640, 480, 8, up), vcu::CudaError);
+    CHECK_THROWS_AS(vcu::SpeedTemporalKernel(640, 480, 11, d), vcu::CudaError);
+}
+
 TEST_CASE("speed: kernel and host tail time per frame", "[.bench][speed]") {
     if (!vmaf_cuda_test::require_gpu_or_skip()) return;
     Stream stream;
@@ -423,6 +580,29 @@ TEST_CASE("speed: kernel and host tail time per frame", "[.bench][speed]") {
         std::printf("speed_chroma %ux%u 4:2:0 %u-bit NV12/P010 [%s]: device %.1f us/frame, "
                     "host tail %.1f us/frame, accumulator %zu bytes (uv %.6g)\n",
                     b.w, b.h, b.bpc, b.opt_name, us, host_us, k.accum_bytes(), sink / kHost);
+    }
+    const unsigned tsizes[][2] = {{1920, 1080}, {3840, 2160}};
+    for (const auto& ts : tsizes) {
+        std::mt19937_64 rng(check_seed());
+        const HostPlane a = random_plane(ts[0], ts[1], 8, Fill::smooth_noise, rng);
+        const HostPlane b = distort(a, rng);
+        const DeviceLumaPlane da(a, 0), db(b, 0);
+        const vref::SpeedOptions o{};
+        vcu::SpeedTemporalKernel k(ts[0], ts[1], 8, o);
+        vcu::DeviceBuffer acc(k.accum_bytes());
+        const double us = time_us(
+            [&](cudaStream_t st) { k.enqueue(da.view, db.view, db.view, da.view, acc.get(), st); },
+            stream.s, 20, 200);
+        std::vector<unsigned char> host(k.accum_bytes());
+        VMAF_CUDA_CHECK(cudaMemcpy(host.data(), acc.get(), host.size(), cudaMemcpyDeviceToHost));
+        const auto t0 = std::chrono::steady_clock::now();
+        double sink = 0;
+        for (int i = 0; i < 10; ++i) sink += vcu::speed_temporal_from_accum(host.data(), k.geometry(), o);
+        const double host_us =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 10;
+        std::printf("speed_temporal %ux%u 8-bit [defaults]: device %.1f us/frame, host tail %.1f us/frame, "
+                    "accumulator %zu bytes (score %.6g)\n",
+                    ts[0], ts[1], us, host_us, k.accum_bytes(), sink / 10);
     }
     SUCCEED();
 }
