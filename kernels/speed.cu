@@ -39,7 +39,7 @@ using Scale = detail::SpeedStage::Scale;
 
 struct Params {
     DevicePlane in[kInputs];
-    float scaler; // 1, 4, 16, 256 (bpc 8, 10, 12, 16)
+    float inv_scaler; // 1 / (1, 4, 16, 256) for bpc 8, 10, 12, 16 (exact)
     int src_w, src_h; // the plane size (original)
     int sw, sh;       // scaled plane
     int ow, oh;       // operating plane
@@ -85,17 +85,19 @@ inline unsigned sample(const DevicePlane& p, int x, int y) { // load() of cuda_c
 
 SPEED_HD int mirror1(int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); }
 
-// Step 1 (picture_copy, offset -128) of sample (x, y).
-SPEED_HD float load_f(const DevicePlane& p, float scaler, int x, int y) {
-    return fadd(fdiv(static_cast<float>(sample(p, x, y)), scaler), -128.0f); // 8-bit: v / 1 == v
+// Step 1 (picture_copy, offset -128) of sample (x, y): (float)v / scaler + -128. The
+// scaler is 2^k (1, 4, 16, 256) and v < 2^16 an integer, so v / 2^k is exact and equals
+// v * 2^-k: `inv` is 1 / scaler (exact), a multiplication instead of a division.
+SPEED_HD float load_f(const DevicePlane& p, float inv, int x, int y) {
+    return fadd(fmul(static_cast<float>(sample(p, x, y)), inv), -128.0f);
 }
 
 // Step-1 value of output plane p at (x, y): the loaded sample, or (difference mode,
 // speed_temporal) prev - cur of the two loaded samples.
 template <bool D>
 SPEED_HD float src_at(const Params& q, int p, int x, int y) {
-    if constexpr (D) return fsub(load_f(q.in[2 * p], q.scaler, x, y), load_f(q.in[2 * p + 1], q.scaler, x, y));
-    else return load_f(q.in[p], q.scaler, x, y);
+    if constexpr (D) return fsub(load_f(q.in[2 * p], q.inv_scaler, x, y), load_f(q.in[2 * p + 1], q.inv_scaler, x, y));
+    else return load_f(q.in[p], q.inv_scaler, x, y);
 }
 
 // Sample (x, y) of the scaled plane: libvmaf's vif_scale_frame_* formulas with the
@@ -307,7 +309,7 @@ HostTables build_tables(const ref::SpeedGeometry& g, const ref::SpeedOptions& o)
 Params base_params(const ref::SpeedGeometry& g, unsigned bpc, const std::vector<float>& aa,
                    const std::vector<float>& lm) {
     Params q{};
-    q.scaler = bpc == 8 ? 1.0f : bpc == 10 ? 4.0f : bpc == 12 ? 16.0f : 256.0f;
+    q.inv_scaler = bpc == 8 ? 1.0f : bpc == 10 ? 0.25f : bpc == 12 ? 0.0625f : 0.00390625f;
     q.src_w = int(g.original_w);
     q.src_h = int(g.original_h);
     q.sw = int(g.scaled_w);
