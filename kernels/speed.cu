@@ -96,7 +96,9 @@ SPEED_HD float load_f(const DevicePlane& p, float inv, int x, int y) {
 // speed_temporal) prev - cur of the two loaded samples.
 template <bool D>
 SPEED_HD float src_at(const Params& q, int p, int x, int y) {
-    if constexpr (D) return fsub(load_f(q.in[2 * p], q.inv_scaler, x, y), load_f(q.in[2 * p + 1], q.inv_scaler, x, y));
+    if constexpr (D)
+        return fsub(load_f(q.in[2 * p], q.inv_scaler, x, y),
+                    load_f(q.in[2 * p + 1], q.inv_scaler, x, y));
     else return load_f(q.in[p], q.inv_scaler, x, y);
 }
 
