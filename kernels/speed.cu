@@ -369,19 +369,21 @@ void SpeedStage::launch(const DevicePlane* const* in, const char* const* names, 
     const unsigned nin = diff ? 2 * planes_ : planes_;
     for (unsigned p = 0; p < nin; ++p) {
         const DevicePlane& v = *in[p];
-        const std::string who = std::string(names[p]) + " plane: ";
-        if (!v.data) invalid(who_, who + "null data");
-        if (v.bpc != bpc_)
-            invalid(who_, who + "bpc " + std::to_string(v.bpc) + ", built for " + std::to_string(bpc_));
-        if (v.width < g_.original_w || v.height < g_.original_h)
-            invalid(who_, who + std::to_string(v.width) + "x" + std::to_string(v.height) +
-                              ", smaller than the plane size " + std::to_string(g_.original_w) + "x" +
-                              std::to_string(g_.original_h));
-        if (v.step != 1 && v.step != 2) invalid(who_, who + "step " + std::to_string(v.step) + " (1 or 2)");
+        // Messages are built only on failure (no host allocation per frame).
+        auto fail = [&](const std::string& what) {
+            invalid(who_, std::string(names[p]) + " plane: " + what);
+        };
         const unsigned bytes = bpc_ > 8 ? 2 : 1;
-        if (v.shift >= 8 * bytes) invalid(who_, who + "shift " + std::to_string(v.shift));
+        if (!v.data) fail("null data");
+        if (v.bpc != bpc_) fail("bpc " + std::to_string(v.bpc) + ", built for " + std::to_string(bpc_));
+        if (v.width < g_.original_w || v.height < g_.original_h)
+            fail(std::to_string(v.width) + "x" + std::to_string(v.height) +
+                 ", smaller than the plane size " + std::to_string(g_.original_w) + "x" +
+                 std::to_string(g_.original_h));
+        if (v.step != 1 && v.step != 2) fail("step " + std::to_string(v.step) + " (1 or 2)");
+        if (v.shift >= 8 * bytes) fail("shift " + std::to_string(v.shift));
         if (v.pitch < std::size_t(g_.original_w - 1) * v.step * bytes + bytes)
-            invalid(who_, who + "pitch smaller than a row");
+            fail("pitch smaller than a row");
         q.in[p] = v;
     }
     q.col_idx = col_idx_;
