@@ -19,7 +19,7 @@
 // "[.bench]" test (hidden; `check_test "[.bench][speed]"`): device time per frame and
 // the host tail's time at 1080p and 4K, speed_chroma and speed_temporal.
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 #include <cstdio>
