@@ -24,6 +24,17 @@ cp "$shared"/../media/*.yuv "$shared"/../media/*.mp4 .carry/shared/media/
 if [ -n "${BENCH_CLIPS:-}" ]; then mkdir -p .carry/bench && cp "$BENCH_CLIPS"/*.mp4 .carry/bench/; fi
 # The demo's sample (tools/demo.sh makes it with Debian's ffmpeg), for its NVDEC run.
 if [ -f "$builddir/sample/dist.mp4" ]; then mkdir -p .carry/sample && cp "$builddir"/sample/*.mp4 .carry/sample/; fi
+# The filter suite's pairing clips (x264), made here: the GPU machine has no encoder.
+mkdir -p .carry/clips
+python3 -c '
+import sys; sys.path.insert(0, "tests/filter")
+import parity_cases as p
+class R:
+    tmp = staticmethod(lambda n: ".carry/clips/" + n)
+c = p.Clips(R(), "ffmpeg")
+for n in p.CLIP_NAMES: c.get(n)
+'
+cp "$builddir"/tests/v1016_gpu_test .carry/bin/ 2>/dev/null || true
 if [ -n "${ARCH_CHECK_BUILD:-}" ]; then
   mkdir -p .carry/sm80
   cp "$ARCH_CHECK_BUILD/tools/vmaf-cuda" "$ARCH_CHECK_FFMPEG" .carry/sm80/

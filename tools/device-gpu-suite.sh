@@ -28,7 +28,9 @@ step() { # name timeout command...
 step check 240 "$B/check_test"
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
-step filter_gpu 300 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S"
+[ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
+step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
+  --workdir "$PWD/.carry/clips"
 if [ -f .carry/sample/dist.mp4 ]; then
   # tools/demo.sh's GPU command on its sample: NVDEC frames straight into vmaf_cuda.
   step demo_gpu 120 "$B/ffmpeg" -nostdin -hide_banner -nostats \

@@ -37,6 +37,11 @@ def _fail(msg):
     raise TestFailure(msg)
 
 
+CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4",
+              "ref24.mp4", "dist24.mp4", "ref_il_pq.mp4", "dist20.mp4", "ref20.mp4",
+              "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv"]
+
+
 class Clips:
     """Makes (once) and names the test clips in the work folder."""
 
@@ -63,11 +68,13 @@ class Clips:
         self.checked = True
 
     def get(self, name):
-        """Path of clip `name` (see the table below), made on first use."""
-        self._check()
+        """Path of clip `name` (see the table below), made on first use (clips already in
+        the work folder are used as they are: a GPU machine without an encoder gets them
+        made beforehand, see tools/device-bundle.sh)."""
         path = self.r.tmp("clip_" + name)
         if os.path.exists(path):
             return path
+        self._check()
         src = lambda rate: ["-f", "lavfi", "-i", "testsrc2=size=%s:rate=%s:duration=1" % (SIZE, rate)]
         hi, lo = ["-c:v", "libx264", "-crf", "5"], ["-c:v", "libx264", "-crf", "35"]
         yuv = ["-pix_fmt", "yuv420p"]
