@@ -19,9 +19,15 @@
 #include <string>
 #include <vector>
 
+#include <gnu/libc-version.h>
+#include <math.h>
+
 #include "check_util.h"
 #include "ciede.cuh"
 #include "ciede.h"
+#include "ciede_pixel.cuh"
+#include "glibc_math.cuh"
+#include "glibc_math_device.h"
 #include "yuv_check_util.h"
 
 namespace {
@@ -96,7 +102,9 @@ std::string samples(const HostPicture& p, unsigned x, unsigned y) {
         u = at(0);
         v = at(1);
     }
-    return "(" + std::to_string(p.y.get(x, y)) + ", " + std::to_string(u) + ", " + std::to_string(v) + ")";
+    char b[64];
+    std::snprintf(b, sizeof b, "(%u, %u, %u)", p.y.get(x, y), u, v);
+    return b;
 }
 
 std::string fmt(float v) {
@@ -176,6 +184,99 @@ std::vector<Combo> combos() {
 }
 
 } // namespace
+
+// Run first: where the map test fails, this says whether the device libm, the host libm
+// (another glibc or a CPU without FMA: the reference's values change) or the pixel code
+// is the cause.
+TEST_CASE("ciede: glibc_math on the device equals its host build and this machine's libm", "[ciede][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    const bool fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+    std::printf("ciede: reference libm is glibc %s, CPU FMA+AVX2: %s (glibc_math.cuh reproduces "
+                "glibc 2.36's FMA build)\n", gnu_get_libc_version(), fma ? "yes" : "NO");
+    constexpr std::size_t n = 1 << 20;
+    std::mt19937_64 rng(check_seed());
+    std::uniform_real_distribution<double> u01(0, 1);
+    struct Range {
+        const char* name;
+        vmaf_cuda_test::GlibcFn fn;
+        double xlo, xhi, ylo, yhi; // y range; ylo == yhi: that constant
+    };
+    using F = vmaf_cuda_test::GlibcFn;
+    const Range ranges[] = {
+        {"exp [-125, 0]", F::exp, -125, 0, 0, 0},     {"exp [-746, 710]", F::exp, -746, 710, 0, 0},
+        {"pow (x, 2.4)", F::pow, 0.04, 1.95, 2.4, 2.4}, {"pow (x, 1/3)", F::pow, 0.0088, 1.95, 1 / 3., 1 / 3.},
+        {"pow (x, 7)", F::pow, 0, 250, 7, 7},          {"pow wide", F::pow, 1e-3, 1e3, -60, 60},
+        {"powf (x, 7)", F::powf, 0, 250, 7, 7},        {"powf wide", F::powf, 1e-3, 1e3, -20, 20},
+        {"sin [-pi/2, pi/2]", F::sin, -1.5708, 1.5708, 0, 0}, {"sin [-1e6, 1e6]", F::sin, -1e6, 1e6, 0, 0},
+        {"cos [-1, 35]", F::cos, -1, 35, 0, 0},        {"cos [-1e6, 1e6]", F::cos, -1e6, 1e6, 0, 0},
+        {"atan2 [-250, 250]^2", F::atan2, -250, 250, -250, 250},
+    };
+    std::vector<double> x(n), y(n), dev(n);
+    for (const Range& r : ranges) {
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] = r.xlo + (r.xhi - r.xlo) * u01(rng);
+            y[i] = r.ylo == r.yhi ? r.ylo : r.ylo + (r.yhi - r.ylo) * u01(rng);
+            if (r.fn == F::powf) {
+                x[i] = double(float(x[i]));
+                y[i] = double(float(y[i]));
+            }
+        }
+        vmaf_cuda_test::glibc_math_on_device(r.fn, x.data(), y.data(), dev.data(), n);
+        std::size_t vs_host = 0, vs_libm = 0;
+        std::string first;
+        for (std::size_t i = 0; i < n; ++i) {
+            namespace g = vmaf_cuda::glibc;
+            double host = 0, libm = 0;
+            switch (r.fn) {
+            case F::exp: host = g::exp(x[i]); libm = ::exp(x[i]); break;
+            case F::pow: host = g::pow(x[i], y[i]); libm = ::pow(x[i], y[i]); break;
+            case F::powf:
+                host = g::powf(float(x[i]), float(y[i]));
+                libm = ::powf(float(x[i]), float(y[i]));
+                break;
+            case F::sin: host = g::sin(x[i]); libm = ::sin(x[i]); break;
+            case F::cos: host = g::cos(x[i]); libm = ::cos(x[i]); break;
+            case F::atan2: host = g::atan2(x[i], y[i]); libm = ::atan2(x[i], y[i]); break;
+            }
+            const bool dh = std::memcmp(&dev[i], &host, 8) != 0, dl = std::memcmp(&dev[i], &libm, 8) != 0;
+            vs_host += dh;
+            vs_libm += dl;
+            if ((dh || dl) && first.empty()) {
+                char b[200];
+                std::snprintf(b, sizeof b, " first: (%a, %a) device %a host %a libm %a", x[i], y[i], dev[i],
+                              host, libm);
+                first = b;
+            }
+        }
+        std::printf("  %-22s device vs host build: %zu, device vs libm: %zu of %zu differ%s\n", r.name,
+                    vs_host, vs_libm, n, first.c_str());
+        CHECK(vs_host == 0);
+        CHECK(vs_libm == 0);
+    }
+    // The per-pixel function: device vs ref::ciede_de00 (host libm).
+    for (unsigned bpc : {8u, 10u, 12u, 16u}) {
+        std::uniform_int_distribution<unsigned> any(0, (1u << bpc) - 1);
+        std::vector<float> v(6 * n), got(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int k = 0; k < 3; ++k) v[6 * i + k] = float(any(rng));
+            for (int k = 3; k < 6; ++k) {
+                const int t = int(v[6 * i + k - 3]) + int(rng() % 7) - 3;
+                v[6 * i + k] = (i & 1) ? float(any(rng)) : float(t < 0 ? 0 : t > int((1u << bpc) - 1) ? int((1u << bpc) - 1) : t);
+            }
+        }
+        vmaf_cuda_test::ciede_de00_on_device(bpc, v.data(), got.data(), n);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const float* s = &v[6 * i];
+            const float want = vref::ciede_de00(bpc, s[0], s[1], s[2], s[3], s[4], s[5]);
+            if (std::memcmp(&got[i], &want, 4) && bad++ == 0)
+                FAIL_CHECK(bpc << "-bit (" << s[0] << " " << s[1] << " " << s[2] << " | " << s[3] << " "
+                                << s[4] << " " << s[5] << "): device " << fmt(got[i]) << " ref " << fmt(want));
+        }
+        std::printf("  dE00 %2u-bit device vs ref::ciede_de00: %zu of %zu differ\n", bpc, bad, n);
+        CHECK(bad == 0);
+    }
+}
 
 TEST_CASE("ciede: kernel dE00 map and score equal the reference on random pictures", "[ciede][gpu]") {
     if (!vmaf_cuda_test::require_gpu_or_skip()) return;
