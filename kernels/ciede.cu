@@ -20,23 +20,16 @@ struct CiedeParams {
     DevicePlane ref[3], dis[3];
     unsigned w, h, bpc;
     bool yuv420;
-    // 4:2:0: libvmaf's chroma layout (reference/ciede.h): cw x ch planes, stride S,
-    // plane size P = S * ch samples, U at 0, V at P, zeros from 2P on.
-    unsigned cw, ch, stride;
-    unsigned long long plane;
+    Chroma420Layout layout; // 4:2:0: libvmaf's chroma layout (ciede_pixel.cuh)
     float* out;
 };
 
-// libvmaf's 4:2:0 chroma sample of plane c (0 = U, 1 = V) for luma (x, y).
+// libvmaf's 4:2:0 chroma sample of plane c (0 = U, 1 = V) for luma (x, y); 0 where
+// libvmaf reads its padding or past its V plane (the reference's zeros).
 __device__ __forceinline__ unsigned chroma420(const CiedeParams& p, const DevicePlane* pic, unsigned c,
                                               unsigned x, unsigned y) {
-    const unsigned long long lin =
-        c * p.plane + static_cast<unsigned long long>(y / 2) * p.stride + x / 2;
-    if (lin >= 2 * p.plane) return 0; // past the end of V (libvmaf: heap; the reference: 0)
-    const unsigned pp = lin >= p.plane ? 1u : 0u;
-    const unsigned long long rem = lin - pp * p.plane;
-    const unsigned row = unsigned(rem / p.stride), col = unsigned(rem % p.stride);
-    if (col >= p.cw) return 0; // row padding (zero in libvmaf's picture)
+    unsigned pp, col, row;
+    if (!p.layout.locate(c, x, y, pp, col, row)) return 0;
     return load(pic[1 + pp], col, row);
 }
 
@@ -99,18 +92,16 @@ void CiedeKernel::enqueue(const DevicePlane ref[3], const DevicePlane dis[3], vo
     p.h = h_;
     p.bpc = bpc_;
     p.yuv420 = chroma_ == 420;
-    p.cw = ref::yuv_libvmaf_chroma_width(w_, chroma_);
-    p.ch = ref::yuv_libvmaf_chroma_height(h_, chroma_);
-    p.stride = (p.cw + 31u) & ~31u;
-    p.plane = static_cast<unsigned long long>(p.stride) * p.ch;
+    p.layout = Chroma420Layout::of(w_, h_);
+    const unsigned cw = ref::yuv_libvmaf_chroma_width(w_, chroma_);
+    const unsigned ch = ref::yuv_libvmaf_chroma_height(h_, chroma_);
     for (unsigned i = 0; i < 3; i++) {
-        const unsigned pw = i ? p.cw : w_, ph = i ? p.ch : h_;
+        const unsigned pw = i ? cw : w_, ph = i ? ch : h_;
         check_plane(ref[i], pw, ph, bpc_, "ref", i);
         check_plane(dis[i], pw, ph, bpc_, "dis", i);
         p.ref[i] = ref[i];
         p.dis[i] = dis[i];
     }
-    if (p.yuv420 && p.stride == 0) p.stride = 1; // w == 1: no chroma column; every read is 0
     p.out = static_cast<float*>(d_accum);
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((w_ + kBlockX - 1) / kBlockX, (h_ + kBlockY - 1) / kBlockY);

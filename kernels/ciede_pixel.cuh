@@ -160,6 +160,38 @@ VMAF_GM_HD LabColor get_lab_color(double y, double u, double v, unsigned bpc) {
 
 } // namespace ciede_detail
 
+/// libvmaf's 4:2:0 chroma layout for ciede (reference/ciede.h, `scale_chroma_planes`):
+/// U then V, each cw x ch = (w >> 1) x (h >> 1) samples with a row stride of
+/// S = align32(cw) (padding zero), zeros after V. Luma (x, y) reads linear sample
+/// (y / 2) * S + x / 2 of plane c (0 = U, 1 = V); for odd sizes that reaches the padding,
+/// the next row, the V plane or past its end.
+struct Chroma420Layout {
+    unsigned cw = 0, ch = 0, stride = 1; ///< stride 1 when cw == 0 (every read is 0)
+    unsigned long long plane = 0;        ///< S * ch
+
+    VMAF_GM_HD static Chroma420Layout of(unsigned w, unsigned h) {
+        Chroma420Layout l;
+        l.cw = w >> 1;
+        l.ch = h >> 1;
+        l.stride = l.cw ? (l.cw + 31u) & ~31u : 1u;
+        l.plane = static_cast<unsigned long long>(l.stride) * l.ch;
+        return l;
+    }
+    /// Where luma (x, y) reads plane c: false for a zero (padding or past V), else the
+    /// plane (0 = U, 1 = V) and the sample (col, row) of the caller's plane it is.
+    VMAF_GM_HD bool locate(unsigned c, unsigned x, unsigned y, unsigned& pp, unsigned& col,
+                           unsigned& row) const {
+        const unsigned long long lin =
+            c * plane + static_cast<unsigned long long>(y / 2) * stride + x / 2;
+        if (lin >= 2 * plane) return false;
+        pp = lin >= plane ? 1u : 0u;
+        const unsigned long long rem = lin - pp * plane;
+        row = unsigned(rem / stride);
+        col = unsigned(rem % stride);
+        return col < cw;
+    }
+};
+
 /// dE00 of one pixel pair, bit-identical to ref::ciede_de00() (reference/ciede.h) run
 /// against glibc 2.36's x86_64 FMA libm: `bpc` 8..16, samples (Y, Cb, Cr) as floats
 /// holding integers in [0, 2^bpc). Result >= 0 (about 0..120), float.

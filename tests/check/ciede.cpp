@@ -89,15 +89,10 @@ std::string samples(const HostPicture& p, unsigned x, unsigned y) {
         u = p.cb.get(x, y);
         v = p.cr.get(x, y);
     } else {
-        const unsigned cw = p.w >> 1, ch = p.h >> 1, s = cw ? (cw + 31) & ~31u : 1;
-        const unsigned long long plane = 1ull * s * ch;
+        const auto layout = vcu::Chroma420Layout::of(p.w, p.h);
         auto at = [&](unsigned c) -> unsigned {
-            const unsigned long long lin = c * plane + 1ull * (y / 2) * s + x / 2;
-            if (lin >= 2 * plane) return 0;
-            const unsigned pp = lin >= plane;
-            const unsigned long long rem = lin - pp * plane;
-            if (rem % s >= cw) return 0;
-            return (pp ? p.cr : p.cb).get(unsigned(rem % s), unsigned(rem / s));
+            unsigned pp, col, row;
+            return layout.locate(c, x, y, pp, col, row) ? (pp ? p.cr : p.cb).get(col, row) : 0;
         };
         u = at(0);
         v = at(1);

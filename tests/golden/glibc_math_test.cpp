@@ -211,6 +211,38 @@ TEST_CASE("glibc_math: host dE00 equals ref::ciede_de00 on random pixel pairs", 
     }
 }
 
+namespace {
+
+// The kernel's map computed on the host: the same pairing (cuda::Chroma420Layout, the code
+// the kernel runs) and the same per-pixel function. Returns the number of differing
+// floats; reports the first 3.
+std::size_t host_map_vs_reference(const ref::YuvView& rv, const ref::YuvView& dv, const std::string& what) {
+    std::vector<float> want;
+    ref::ciede_map(rv, dv, want);
+    const unsigned w = rv.y.width, h = rv.y.height, bpc = rv.y.bpc;
+    const auto layout = vmaf_cuda::cuda::Chroma420Layout::of(w, h);
+    auto chroma = [&](const ref::YuvView& v, unsigned k, unsigned x, unsigned y) -> int {
+        if (v.chroma == 444) return (k ? v.cr : v.cb).at(x, y);
+        unsigned pp, col, row;
+        if (!layout.locate(k, x, y, pp, col, row)) return 0;
+        return (pp ? v.cr : v.cb).at(col, row);
+    };
+    std::size_t bad = 0;
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x) {
+            const float got = vmaf_cuda::cuda::ciede_de00(
+                bpc, float(rv.y.at(x, y)), float(chroma(rv, 0, x, y)), float(chroma(rv, 1, x, y)),
+                float(dv.y.at(x, y)), float(chroma(dv, 0, x, y)), float(chroma(dv, 1, x, y)));
+            const float ref_v = want[std::size_t(y) * w + x];
+            if (std::memcmp(&got, &ref_v, 4) && bad++ < 3)
+                FAIL_CHECK(what << " pixel (" << x << ", " << y << "): ours " << hexd(got) << " ref "
+                                << hexd(ref_v));
+        }
+    return bad;
+}
+
+} // namespace
+
 TEST_CASE("glibc_math: host dE00 map equals ref::ciede_map on the golden clips", "[golden][glibc_math][ciede]") {
     if (!fma_libm()) {
         WARN("this CPU lacks FMA or AVX2; nothing checked");
@@ -232,36 +264,47 @@ TEST_CASE("glibc_math: host dE00 map equals ref::ciede_map on the golden clips",
                     *planes[p] = ref::LumaView{fr->plane(p), std::ptrdiff_t(fr->pitch(p)),
                                                p ? fr->cw : fr->w, p ? fr->ch : fr->h, c.bpc};
             }
-            std::vector<float> want;
-            ref::ciede_map(rv, dv, want);
-            // Ours: the same pairing as ref::ciede_map / the kernel (libvmaf's 4:2:0 layout).
-            const unsigned w = c.width, h = c.height, cw = w >> 1, ch = h >> 1;
-            const unsigned s = cw ? (cw + 31) & ~31u : 1;
-            const unsigned long long plane = 1ull * s * ch;
-            auto chroma = [&](const ref::YuvView& v, unsigned k, unsigned x, unsigned y) -> int {
-                if (c.chroma == 444) return (k ? v.cr : v.cb).at(x, y);
-                const unsigned long long lin = k * plane + 1ull * (y / 2) * s + x / 2;
-                if (lin >= 2 * plane) return 0;
-                const unsigned pp = lin >= plane;
-                const unsigned long long rem = lin - pp * plane;
-                if (rem % s >= cw) return 0;
-                return (pp ? v.cr : v.cb).at(unsigned(rem % s), unsigned(rem / s));
-            };
-            std::size_t bad = 0;
-            for (unsigned y = 0; y < h; ++y)
-                for (unsigned x = 0; x < w; ++x) {
-                    const float got = vmaf_cuda::cuda::ciede_de00(
-                        c.bpc, float(rv.y.at(x, y)), float(chroma(rv, 0, x, y)), float(chroma(rv, 1, x, y)),
-                        float(dv.y.at(x, y)), float(chroma(dv, 0, x, y)), float(chroma(dv, 1, x, y)));
-                    const float ref_v = want[std::size_t(y) * w + x];
-                    if (std::memcmp(&got, &ref_v, 4) && bad++ < 3)
-                        FAIL_CHECK(c.name << " frame " << f << " pixel (" << x << ", " << y << "): ours "
-                                          << hexd(got) << " ref " << hexd(ref_v));
-                }
-            pixels += std::size_t(w) * h;
-            CHECK(bad == 0);
+            CHECK(host_map_vs_reference(rv, dv, c.name + " frame " + std::to_string(f)) == 0);
+            pixels += std::size_t(c.width) * c.height;
         }
     }
     std::printf("glibc_math: %zu golden pixel pairs compared\n", pixels);
     CHECK(pixels > 0);
+}
+
+TEST_CASE("glibc_math: host dE00 map equals ref::ciede_map at odd and tiny 4:2:0 sizes", "[golden][glibc_math][ciede]") {
+    if (!fma_libm()) {
+        WARN("this CPU lacks FMA or AVX2; nothing checked");
+        return;
+    }
+    // Sizes where libvmaf's upsampling reads its padding ((w>>1) % 32 != 0), the next row
+    // or the V plane ((w>>1) % 32 == 0, odd w), V for U and past V (odd h), nothing (w or
+    // h == 1). Random samples, planar, tight pitch.
+    const unsigned sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 2}, {3, 3}, {17, 17}, {33, 35},
+                                 {63, 65}, {64, 64}, {65, 33}, {65, 2}, {65, 3}, {129, 67}};
+    std::mt19937_64 rng(0x420ull);
+    for (const auto& s : sizes)
+        for (unsigned bpc : {8u, 10u, 16u}) {
+            const unsigned w = s[0], h = s[1], cw = (w + 1) / 2, ch = (h + 1) / 2;
+            std::uniform_int_distribution<unsigned> any(0, (1u << bpc) - 1);
+            std::vector<std::uint16_t> planes[2][3];
+            ref::YuvView views[2];
+            for (int k = 0; k < 2; ++k) {
+                views[k].chroma = 420;
+                ref::LumaView* pv[3] = {&views[k].y, &views[k].cb, &views[k].cr};
+                for (int p = 0; p < 3; ++p) {
+                    const unsigned pw = p ? cw : w, ph = p ? ch : h;
+                    planes[k][p].resize(std::size_t(pw) * ph);
+                    for (auto& v : planes[k][p]) v = std::uint16_t(any(rng));
+                    if (bpc == 8) { // 8-bit storage
+                        auto* b = reinterpret_cast<std::uint8_t*>(planes[k][p].data());
+                        for (std::size_t i = 0; i < planes[k][p].size(); ++i) b[i] = std::uint8_t(planes[k][p][i]);
+                    }
+                    *pv[p] = ref::LumaView{planes[k][p].data(), std::ptrdiff_t(pw * (bpc > 8 ? 2 : 1)), pw, ph, bpc};
+                }
+            }
+            CHECK(host_map_vs_reference(views[0], views[1],
+                                        std::to_string(w) + "x" + std::to_string(h) + " " +
+                                            std::to_string(bpc) + "-bit") == 0);
+        }
 }
