@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -347,8 +348,16 @@ TEST_CASE("ciede: kernel time per frame", "[.bench][ciede]") {
             const double us = time_us(
                 [&](cudaStream_t st) { k.enqueue(d_ref.plane.data(), d_dis.plane.data(), out.get(), st); },
                 stream.s, 5, 50);
-            std::printf("ciede %ux%u %u-bit 4:2:0 %s: %.1f us/frame (map D2H %.1f MB)\n", s[0], s[1], s[2],
-                        layout_name(l), us, k.accum_bytes() / 1e6);
+            // The host finish on the map's host copy (ref::ciede_sum + ciede_finish).
+            std::vector<float> map(k.accum_bytes() / sizeof(float));
+            VMAF_CUDA_CHECK(cudaMemcpy(map.data(), out.get(), k.accum_bytes(), cudaMemcpyDeviceToHost));
+            const auto t0 = std::chrono::steady_clock::now();
+            volatile double score = vcu::ciede_finish_host(k, map.data());
+            (void)score;
+            const double host_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("ciede %ux%u %u-bit 4:2:0 %s: %.1f us/frame on the GPU; map D2H %.1f MB; host "
+                        "finish %.2f ms\n", s[0], s[1], s[2], layout_name(l), us, k.accum_bytes() / 1e6, host_ms);
         }
     SUCCEED();
 }
