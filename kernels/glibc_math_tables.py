@@ -6,6 +6,9 @@ source tree at tag glibc-2.36:
 
     python3 kernels/glibc_math_tables.py GLIBC_SRC > kernels/glibc_math_tables.h
 
+(GLIBC_SRC: a checkout of glibc at tag glibc-2.36, or just the six files below in
+their sysdeps/ieee754/ paths.)
+
 Tables (sysdeps/ieee754/...): dbl-64/e_exp_data.c (__exp_data.tab, 2*128),
 dbl-64/e_pow_log_data.c (__pow_log_data.tab, 128 x {invc, logc, logctail}),
 flt-32/e_powf_log2_data.c (16 x {invc, logc}), flt-32/e_exp2f_data.c (32),
