@@ -243,11 +243,13 @@ void ciede_map(const YuvView& ref, const YuvView& dis, std::vector<float>& de00)
                            float(dc.at(0, j, i)), float(dc.at(1, j, i)));
 }
 
-double ciede_sum(const std::vector<float>& de00) {
+double ciede_sum(const float* de00, std::size_t n) {
     double de00_sum = 0.;
-    for (const float v : de00) de00_sum += v;
+    for (std::size_t i = 0; i < n; i++) de00_sum += de00[i];
     return de00_sum;
 }
+
+double ciede_sum(const std::vector<float>& de00) { return ciede_sum(de00.data(), de00.size()); }
 
 double ciede_finish(double de00_sum, unsigned width, unsigned height) {
     return 45. - 20. * ::log10(de00_sum / double(width * height));

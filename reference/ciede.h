@@ -38,6 +38,7 @@
 /// at (x, y / 2), reading outside the picture for most pixels (not reproducible).
 /// 4:0:0 is refused (libvmaf: -EINVAL at init).
 
+#include <cstddef>
 #include <vector>
 
 #include "yuv.h"
@@ -61,6 +62,8 @@ void ciede_map(const YuvView& ref, const YuvView& dis, std::vector<float>& de00)
 
 /// libvmaf's sum: `double s = 0; for each value in order: s += value;`
 double ciede_sum(const std::vector<float>& de00);
+/// The same sum over `n` floats at `de00` (e.g. the host copy of the CUDA kernel's map).
+double ciede_sum(const float* de00, std::size_t n);
 
 /// `45. - 20. * log10(de00_sum / (double)(w * h))` (unsigned product): higher is closer;
 /// +inf when every dE00 is 0 (identical pictures; libvmaf's log prints null).
