@@ -167,58 +167,77 @@ struct CvParams {
     const float* recip;
 };
 
-// One thread per column x of a strip of p.tw columns, rows [y0, y0 + seg): hist[v][c]
-// = masked pixels of band index v in the clipped window around (x, y), updated row by row
-// as the reference's update_row does (each thread only touches its own column).
+// A strip of p.tw columns, rows [y0, y0 + seg), kCvalueSub threads per column: hist(v, c)
+// = masked pixels of band index v in the clipped window around (x, y) (x = strip start +
+// c), kept as the reference's update_row keeps it: moving down a row removes row
+// y-pad-1 and adds row y+pad, each thread of a column taking every kCvalueSub-th sample
+// of the column's window (shared-memory atomics; counts < 2^13, two per 32-bit word,
+// never below zero, so the packed halves never carry). Then thread 0 of the column
+// computes the pixel's c-value as the reference's c_value_pixel.
 __global__ void cvalue_kernel(CvParams p) {
-    extern __shared__ std::uint16_t hist[]; // band x p.tw
+    extern __shared__ std::uint32_t hist[]; // ((band + 1) / 2) words x p.tw
     __shared__ int s_tvi[32], s_wt[32];
     const int tw = p.tw;
-    const int c = threadIdx.x;
-    if (c < 32) {
-        s_tvi[c] = p.consts[c];
-        s_wt[c] = p.consts[32 + c];
+    const int c = threadIdx.x % tw, sub = threadIdx.x / tw;
+    if (threadIdx.x < 32) {
+        s_tvi[threadIdx.x] = p.consts[threadIdx.x];
+        s_wt[threadIdx.x] = p.consts[32 + threadIdx.x];
     }
+    const int words = (p.band + 1) >> 1;
+    for (int i = threadIdx.x; i < words * tw; i += blockDim.x) hist[i] = 0;
     __syncthreads();
     const int x = blockIdx.x * tw + c;
-    const int y0 = blockIdx.y * p.seg;
-    if (c >= tw || x >= p.w || y0 >= p.h) return;
+    const bool active = x < p.w;
+    const int y0 = blockIdx.y * p.seg; // < h by the grid
     const int y1 = min(y0 + p.seg, p.h);
-    for (int v = 0; v < p.band; ++v) hist[v * tw + c] = 0;
     const int x0 = max(x - p.pad, 0), x1 = min(x + p.pad, p.w - 1);
-
-    auto add_row = [&](int r, int delta) {
-        const std::uint16_t* row = p.key + static_cast<std::size_t>(r) * p.w;
-        for (int xx = x0; xx <= x1; ++xx) {
-            const int k = row[xx];
-            if (k != kNoKey) hist[k * tw + c] = static_cast<std::uint16_t>(hist[k * tw + c] + delta);
+    auto count = [&](int v) { return (hist[(v >> 1) * tw + c] >> ((v & 1) << 4)) & 0xffffu; };
+    auto bump = [&](int k, unsigned sign) { // sign: 1 adds, 0xffffffff removes
+        atomicAdd(&hist[(k >> 1) * tw + c], ((k & 1) ? 0x10000u : 1u) * sign);
+    };
+    // Removes row r_out and adds row r_in (either may be -1: none).
+    auto move_rows = [&](int r_out, int r_in) {
+        if (!active) return;
+        const std::uint16_t* ro = r_out >= 0 ? p.key + static_cast<std::size_t>(r_out) * p.w : nullptr;
+        const std::uint16_t* ri = r_in >= 0 ? p.key + static_cast<std::size_t>(r_in) * p.w : nullptr;
+        for (int xx = x0 + sub; xx <= x1; xx += kCvalueSub) {
+            const int a = ro ? ro[xx] : kNoKey;
+            const int b = ri ? ri[xx] : kNoKey;
+            if (a == b) continue;
+            if (a != kNoKey) bump(a, 0xffffffffu);
+            if (b != kNoKey) bump(b, 1u);
         }
     };
-    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, p.h - 1); ++r) add_row(r, 1);
+    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, p.h - 1); ++r) move_rows(-1, r);
+    __syncthreads();
 
     for (int y = y0; y < y1; ++y) {
         if (y > y0) {
-            if (y - p.pad - 1 >= 0) add_row(y - p.pad - 1, -1);
-            if (y + p.pad < p.h) add_row(y + p.pad, 1);
+            move_rows(y - p.pad - 1 >= 0 ? y - p.pad - 1 : -1, y + p.pad < p.h ? y + p.pad : -1);
+            __syncthreads();
         }
-        const std::size_t at = static_cast<std::size_t>(y) * p.w + x;
-        const int k = p.key[at];
-        float best = 0.0f;
-        if (k != kNoKey) {
-            // reference c_value_pixel
-            const int value = (k + p.base + p.nd) & 0xffff;
-            const int p0 = hist[k * tw + c];
-            for (int d = 0; d < p.nd; ++d) {
-                if (!(value <= s_tvi[d] && value + (d + 1) > p.vlt)) continue;
-                const int i1 = k + d + 1, i2 = k - d - 1;
-                const int p1 = i1 < p.band ? hist[i1 * tw + c] : 0;
-                const int p2 = i2 >= 0 ? hist[i2 * tw + c] : 0;
-                const int pm = p1 > p2 ? p1 : p2;
-                const float val = __fmul_rn(__int2float_rn(s_wt[d] * p0 * pm), __ldg(p.recip + pm + p0));
-                if (val > best) best = val;
+        if (sub == 0 && active) {
+            const std::size_t at = static_cast<std::size_t>(y) * p.w + x;
+            const int k = p.key[at];
+            float best = 0.0f;
+            if (k != kNoKey) {
+                // reference c_value_pixel
+                const int value = (k + p.base + p.nd) & 0xffff;
+                const int p0 = static_cast<int>(count(k));
+                for (int d = 0; d < p.nd; ++d) {
+                    if (!(value <= s_tvi[d] && value + (d + 1) > p.vlt)) continue;
+                    const int i1 = k + d + 1, i2 = k - d - 1;
+                    const int p1 = i1 < p.band ? static_cast<int>(count(i1)) : 0;
+                    const int p2 = i2 >= 0 ? static_cast<int>(count(i2)) : 0;
+                    const int pm = p1 > p2 ? p1 : p2;
+                    const float val =
+                        __fmul_rn(__int2float_rn(s_wt[d] * p0 * pm), __ldg(p.recip + pm + p0));
+                    if (val > best) best = val;
+                }
             }
+            p.c[at] = best;
         }
-        p.c[at] = best;
+        __syncthreads(); // the next row's update must not overtake this row's reads
     }
 }
 
@@ -456,10 +475,10 @@ std::size_t topk_scratch_bytes() {
     return kMaxSeg * sizeof(TopkState) + std::size_t(kMaxSeg) * kBinsAll * sizeof(unsigned);
 }
 
-int cvalue_setup(std::size_t smem, int threads) {
+int cvalue_setup(std::size_t smem_limit, std::size_t smem, int threads) {
     VMAF_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(cvalue_kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+                                         static_cast<int>(smem_limit)));
     int per_sm = 0;
     VMAF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, reinterpret_cast<const void*>(cvalue_kernel), threads, smem));
@@ -502,7 +521,7 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
     mask_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.vsum, pp.w, pp.h, P.mask_index, P.mask);
     VMAF_CUDA_CHECK_LAUNCH();
 
-    const std::size_t smem = std::size_t(pc.band) * pc.tw * 2;
+    const std::size_t smem = cvalue_smem(pc.band, pc.tw);
     for (unsigned s = 0; s < kCambiDeviceScales; ++s) {
         const int w = int(P.sw[s]), h = int(P.sh[s]);
         ModeParams mp{};

@@ -85,13 +85,21 @@ struct TopkLaunch {
 /// Bytes of the top-k scratch (states and histograms of 10 segments).
 std::size_t topk_scratch_bytes();
 
-/// Sets the c-value kernel's shared-memory limit to `smem` bytes; returns how many blocks
-/// of `threads` threads fit on one SM.
+/// Sets the c-value kernel's dynamic shared-memory limit to `smem_limit` bytes (a
+/// function attribute, shared by every object: always the device's limit, never lowered),
+/// and returns how many blocks of `threads` threads and `smem` bytes fit on one SM.
 /// \throws CudaError.
-int cvalue_setup(std::size_t smem, int threads);
+int cvalue_setup(std::size_t smem_limit, std::size_t smem, int threads);
 
-/// Threads per c-value block for `tw` columns.
-inline int cvalue_threads(int tw) { return tw < 32 ? 32 : tw; }
+/// Threads per column of a c-value block (they share the column's window samples).
+inline constexpr int kCvalueSub = 4;
+/// Threads per c-value block for `tw` columns (tw >= 8).
+inline int cvalue_threads(int tw) { return tw * kCvalueSub; }
+/// Dynamic shared memory of a c-value block: uint16 counts per band value and column,
+/// two per 32-bit word.
+inline std::size_t cvalue_smem(int band, int tw) {
+    return std::size_t((band + 1) / 2) * std::size_t(tw) * 4;
+}
 
 /// Enqueues stages 1-3 of one pass (input `in`), writing the c-values to pass.cv.
 /// `invalid` (device) is or-ed with 1 on a sample > 2^bpc - 1 (9..15-bit input).

@@ -102,10 +102,10 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     const std::size_t budget = std::size_t(optin) - 1024; // the kernel's static arrays
     tw_ = 64;
-    while (tw_ > 8 && std::size_t(plan_.v_band_size) * tw_ * 2 > budget) tw_ /= 2;
-    const std::size_t smem = std::size_t(plan_.v_band_size) * tw_ * 2;
+    while (tw_ > 8 && cambi_detail::cvalue_smem(plan_.v_band_size, tw_) > budget) tw_ /= 2;
+    const std::size_t smem = cambi_detail::cvalue_smem(plan_.v_band_size, tw_);
     if (smem > budget) invalid("the CAMBI band does not fit in shared memory");
-    const int per_sm = cambi_detail::cvalue_setup(smem, cambi_detail::cvalue_threads(tw_));
+    const int per_sm = cambi_detail::cvalue_setup(budget, smem, cambi_detail::cvalue_threads(tw_));
     const int sms = sm_count();
     cv_blocks_ = 2 * std::max(per_sm, 1) * sms;
     topk_blocks_ = std::max(1, 4 * sms / int(npass_ * ref::kCambiScales));
