@@ -315,15 +315,21 @@ __global__ void topk_hist_kernel(TopkParams p) {
     unsigned lmin = 0xffffffffu;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const unsigned b = c[i];
-        if (b == 0) continue;
-        if (level == 0) {
-            atomicAdd(&sh[b >> 20], 1u);
-            lmin = min(lmin, b);
-        } else if (level == 1) {
-            if ((b >> 20) == prefix) atomicAdd(&sh[(b >> 8) & 0xfffu], 1u);
-        } else {
-            if ((b >> 8) == prefix) atomicAdd(&sh[b & 0xffu], 1u);
+        unsigned bin = 0xffffffffu; // not counted
+        if (b != 0) {
+            if (level == 0) {
+                bin = b >> 20;
+                lmin = min(lmin, b);
+            } else if (level == 1) {
+                if ((b >> 20) == prefix) bin = (b >> 8) & 0xfffu;
+            } else {
+                if ((b >> 8) == prefix) bin = b & 0xffu;
+            }
         }
+        // Warp-aggregated: flat content gives runs of equal c-values.
+        const unsigned peers = __match_any_sync(__activemask(), bin);
+        if (bin != 0xffffffffu && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
+            atomicAdd(&sh[bin], static_cast<unsigned>(__popc(peers)));
     }
     if (level == 0) {
         for (int o = 16; o > 0; o >>= 1) lmin = min(lmin, __shfl_xor_sync(0xffffffffu, lmin, o));
