@@ -13,9 +13,11 @@
 ///      enc_bitdepth < 10; sample validation (a sample >= 2^bpc sets a flag);
 ///   2. spatial mask (zero-derivative flags, clipped 7x7 sums > mask_index);
 ///   3. per scale: decimation (of the filtered image; the mask is read at stride 2^t),
-///      mode filter, then the c-values with libvmaf's window histograms (one thread per
-///      column, a sliding window over rows, histograms in shared memory), written to a
-///      device c-value buffer (row-major, as the reference's array);
+///      mode filter, then the c-values with libvmaf's window histograms (a block per
+///      strip of up to 64 columns and a segment of rows, four threads per column, the
+///      window slid down the rows as libvmaf's update_row does, uint16 counts per band
+///      value and column in shared memory), written to a device c-value buffer
+///      (row-major, as the reference's array);
 ///   4. the order-free top-k of every scale (reference cambi_topk_exact): the k-th
 ///      largest c-value by a three-level radix select on the float bits (11 + 12 + 8
 ///      bits; zeros are never counted: the k-th is 0 when fewer than k are nonzero),

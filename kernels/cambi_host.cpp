@@ -107,7 +107,9 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     if (smem > budget) invalid("the CAMBI band does not fit in shared memory");
     const int per_sm = cambi_detail::cvalue_setup(budget, smem, cambi_detail::cvalue_threads(tw_));
     const int sms = sm_count();
-    cv_blocks_ = 2 * std::max(per_sm, 1) * sms;
+    // One wave of c-value blocks: more blocks mean shorter row segments, and each segment
+    // first adds the 2*pad+1 rows of its window.
+    cv_blocks_ = std::max(per_sm, 1) * sms;
     topk_blocks_ = std::max(1, 4 * sms / int(npass_ * ref::kCambiScales));
 
     consts_.in_w = w;
