@@ -413,6 +413,11 @@ std::vector<Combo> combos() {
             v.push_back({216, 17, bpc, ct, Opts::defaults, bpc > 8 ? Layout::p010 : Layout::planar});
             v.push_back({17, 216, bpc, ct, Opts::model, Layout::interleaved});
         }
+    // Degenerate but accepted: one row or one column.
+    for (Content ct : {Content::banded, Content::max, Content::banded_dither}) {
+        v.push_back({216, 1, 10, ct, Opts::defaults, Layout::planar});
+        v.push_back({1, 216, 8, ct, Opts::mlc5, Layout::interleaved});
+    }
     // Odd sizes: every option set, rotating content, depth and layout.
     unsigned i = 0;
     const unsigned odd[][2] = {{333, 251}, {401, 217}, {641, 359}};
