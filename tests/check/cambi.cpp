@@ -10,7 +10,9 @@
 // Each combination is run for two frames through one kernel object (the second another
 // picture), and the first frame is finished again after the second was enqueued (its
 // c-value slot must still hold it). Seed: VMAF_CHECK_SEED; each failure prints the seed,
-// the combination and its own seed.
+// the combination and its own seed. Also: a 4K frame built so that the exactness bound
+// fails at scales 0 and 1 (the natural slow path, where the order-free sum really
+// differs), samples >= 2^bpc, c-value slot reuse.
 // "[.bench]" test (hidden; run with `check_test "[.bench]"`): kernel time per frame.
 
 #include <catch2/catch.hpp>
@@ -452,6 +454,49 @@ TEST_CASE("cambi: device c-values, top-k and finish equal the reference", "[camb
     run_combos(
         combos(), 0x0ca3b1, [&](const Combo& c, std::uint64_t seed) { return run_combo(c, seed, stream.s); },
         describe_combo);
+}
+
+TEST_CASE("cambi: a 4K frame whose pooling needs libvmaf's quick-select order", "[cambi][gpu]") {
+    // 10-bit: the left 40% vertical stripes of 100/101, 32 wide (c-values ~1000), the
+    // rest flat 120 with one 121 per 65x65 cell (c-values 4224/4225 of a code, full
+    // mantissas): the top 60% sum far beyond 2^53 ulps of its smallest value, so at
+    // scales 0 and 1 the order-free sum is not libvmaf's (it differs in the last digits)
+    // and the host must pool the frame's own c-values (the natural slow path).
+    if (!require_gpu_or_skip()) return;
+    Stream stream;
+    const unsigned w = 3840, h = 2160;
+    std::mt19937_64 rng(check_seed());
+    HostPlane p = make_plane(w, h, 10, Fill::zero, rng, 0);
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x)
+            p.set(x, y, x < w * 2 / 5 ? 100 + ((x / 32) & 1) : (x % 65 == 0 && y % 65 == 0) ? 121 : 120);
+    const vref::CambiOptions opt;
+    const vref::CambiPlan plan = vref::cambi_plan(opt, w, h, 10);
+    const RefPass want = ref_pass(to_view(p), plan, false);
+    const vref::CambiScores want_scores = vref::cambi_finish(plan, want.scores, want.scores);
+    vcu::CambiKernel k(w, h, 10, opt, 2);
+    const DeviceInput d = upload(p, Layout::p010, rng);
+    vcu::CambiAccum acc{};
+    REQUIRE(run_guarded([&](vcu::CambiAccum* out, cudaStream_t st) { k.enqueue(d.view, nullptr, out, st); },
+                        stream.s, acc)
+                .empty());
+    for (unsigned s = 0; s < 2; ++s) {
+        INFO("scale " << s);
+        CHECK(acc.pass[0][s].bound_ok == 0);
+        float min_pos;
+        std::memcpy(&min_pos, &acc.pass[0][s].min_pos_bits, sizeof min_pos);
+        const vref::CambiTopkExact gx =
+            vref::cambi_topk_from_sum(acc.pass[0][s].sum_units, int(acc.pass[0][s].k), min_pos);
+        CHECK_FALSE(gx.equals_libvmaf);
+        CHECK_FALSE(same(gx.score, want.scores.scale[s])); // the order matters here
+    }
+    unsigned slow = 0;
+    const vref::CambiScores got = vcu::cambi_kernel_finish(k, acc, stream.s, false, &slow);
+    CHECK(slow == 2);
+    const std::string err = check_frame(k, acc, &want, want_scores, stream.s);
+    INFO("VMAF_CHECK_SEED=" << hex(check_seed()) << ": " << err);
+    CHECK(err.empty());
+    CHECK(same(got.cambi, want_scores.cambi));
 }
 
 TEST_CASE("cambi: a sample >= 2^bpc is refused like the reference", "[cambi][gpu]") {
