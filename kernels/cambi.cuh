@@ -93,6 +93,8 @@ public:
     /// the reference's cambi_c_values() array) to `out` (resized); synchronous (waits for
     /// the work enqueued on `stream`). `acc` is the host copy of that frame's accumulator.
     /// \param pass 0: distorted, 1: source (full_ref only).
+    /// Not to be called concurrently with enqueue() (same thread as the enqueues, or
+    /// serialised with them).
     /// \throws CudaError (cudaErrorInvalidValue) when the slot was reused since (more than
     ///         cvalue_slots - 1 enqueues later) or pass/scale is out of range.
     void copy_cvalues(const CambiAccum& acc, unsigned pass, unsigned scale,
@@ -131,7 +133,7 @@ private:
     unsigned in_w_, in_h_, bpc_;
     unsigned slots_;
     unsigned npass_;
-    int tw_ = 64;          // columns (threads) per c-value block
+    int tw_ = 64;          // columns per c-value block (kCvalueSub threads each)
     int cv_blocks_ = 0;    // target number of c-value blocks per scale
     int topk_blocks_ = 0;  // blocks per scale of the top-k passes
     unsigned sw_[2][ref::kCambiScales] = {}, sh_[2][ref::kCambiScales] = {};
