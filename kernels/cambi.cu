@@ -5,10 +5,11 @@
 //
 // Launches per frame (all on the caller's stream): a memset of the accumulator, one
 // init of the top-k scratch; per pass: [sample check when resampling], preprocess,
-// vertical zero-derivative sums, mask, then per scale a mode filter (which also writes
-// the scale's band-index "key" plane: band index of a masked in-band pixel, else 0xffff)
-// and the c-values; then for both passes and all scales together: three histogram +
-// resolve rounds of the radix select, the sum of the values above the k-th, finalize.
+// vertical zero-derivative sums, mask, per scale a mode filter (which also writes the
+// scale's band-index "key" plane: band index of a masked in-band pixel, else 0xffff),
+// then one c-value launch for the five scales; then for both passes and all scales
+// together: three histogram + resolve rounds of the radix select, the sum of the values
+// above the k-th, finalize (about 25 launches per pass-frame, 14 more with full_ref).
 
 #include "cambi_device.cuh"
 #include "cuda_common.cuh"
@@ -157,17 +158,25 @@ __global__ void mode_kernel(ModeParams p) {
     p.key[at] = (m && compact >= 0 && compact < p.band) ? static_cast<std::uint16_t>(compact) : kNoKey;
 }
 
-struct CvParams {
+struct CvScale {
     const std::uint16_t* key; // w x h band indices or kNoKey
     float* c;                 // w x h c-values
-    int w, h, pad, seg;       // seg: rows per block
-    int tw;                   // columns per block (<= blockDim.x)
+    int w, h, seg;            // seg: rows per block
+    int strips;               // blocks across
+    int first;                // first block of this scale in the grid
+};
+
+struct CvParams {
+    CvScale sc[kCambiDeviceScales]; // all scales in one launch (independent given the keys)
+    int pad;
+    int tw;                   // columns per block (blockDim.x = tw * kCvalueSub)
     int nd, vlt, base, band;
     const int* consts;        // tvi_for_diff[32], diff_weight[32]
     const float* recip;
 };
 
-// A strip of p.tw columns, rows [y0, y0 + seg), kCvalueSub threads per column: hist(v, c)
+// A strip of p.tw columns, rows [y0, y0 + seg) of one scale (the blocks of scale s are
+// [sc[s].first, sc[s + 1].first)), kCvalueSub threads per column: hist(v, c)
 // = masked pixels of band index v in the clipped window around (x, y) (x = strip start +
 // c), kept as the reference's update_row keeps it: moving down a row removes row
 // y-pad-1 and adds row y+pad, each thread of a column taking every kCvalueSub-th sample
@@ -186,11 +195,16 @@ __global__ void cvalue_kernel(CvParams p) {
     const int words = (p.band + 1) >> 1;
     for (int i = threadIdx.x; i < words * tw; i += blockDim.x) hist[i] = 0;
     __syncthreads();
-    const int x = blockIdx.x * tw + c;
-    const bool active = x < p.w;
-    const int y0 = blockIdx.y * p.seg; // < h by the grid
-    const int y1 = min(y0 + p.seg, p.h);
-    const int x0 = max(x - p.pad, 0), x1 = min(x + p.pad, p.w - 1);
+    int si = 0;
+    for (int i = 1; i < static_cast<int>(kCambiDeviceScales); ++i)
+        if (static_cast<int>(blockIdx.x) >= p.sc[i].first) si = i;
+    const CvScale sc = p.sc[si];
+    const int local = static_cast<int>(blockIdx.x) - sc.first;
+    const int x = (local % sc.strips) * tw + c;
+    const bool active = x < sc.w;
+    const int y0 = (local / sc.strips) * sc.seg; // < h by the grid
+    const int y1 = min(y0 + sc.seg, sc.h);
+    const int x0 = max(x - p.pad, 0), x1 = min(x + p.pad, sc.w - 1);
     auto count = [&](int v) { return (hist[(v >> 1) * tw + c] >> ((v & 1) << 4)) & 0xffffu; };
     auto bump = [&](int k, unsigned sign) { // sign: 1 adds, 0xffffffff removes
         atomicAdd(&hist[(k >> 1) * tw + c], ((k & 1) ? 0x10000u : 1u) * sign);
@@ -198,8 +212,8 @@ __global__ void cvalue_kernel(CvParams p) {
     // Removes row r_out and adds row r_in (either may be -1: none).
     auto move_rows = [&](int r_out, int r_in) {
         if (!active) return;
-        const std::uint16_t* ro = r_out >= 0 ? p.key + static_cast<std::size_t>(r_out) * p.w : nullptr;
-        const std::uint16_t* ri = r_in >= 0 ? p.key + static_cast<std::size_t>(r_in) * p.w : nullptr;
+        const std::uint16_t* ro = r_out >= 0 ? sc.key + static_cast<std::size_t>(r_out) * sc.w : nullptr;
+        const std::uint16_t* ri = r_in >= 0 ? sc.key + static_cast<std::size_t>(r_in) * sc.w : nullptr;
         for (int xx = x0 + sub; xx <= x1; xx += kCvalueSub) {
             const int a = ro ? ro[xx] : kNoKey;
             const int b = ri ? ri[xx] : kNoKey;
@@ -208,17 +222,17 @@ __global__ void cvalue_kernel(CvParams p) {
             if (b != kNoKey) bump(b, 1u);
         }
     };
-    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, p.h - 1); ++r) move_rows(-1, r);
+    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, sc.h - 1); ++r) move_rows(-1, r);
     __syncthreads();
 
     for (int y = y0; y < y1; ++y) {
         if (y > y0) {
-            move_rows(y - p.pad - 1 >= 0 ? y - p.pad - 1 : -1, y + p.pad < p.h ? y + p.pad : -1);
+            move_rows(y - p.pad - 1 >= 0 ? y - p.pad - 1 : -1, y + p.pad < sc.h ? y + p.pad : -1);
             __syncthreads();
         }
         if (sub == 0 && active) {
-            const std::size_t at = static_cast<std::size_t>(y) * p.w + x;
-            const int k = p.key[at];
+            const std::size_t at = static_cast<std::size_t>(y) * sc.w + x;
+            const int k = sc.key[at];
             float best = 0.0f;
             if (k != kNoKey) {
                 // reference c_value_pixel
@@ -235,7 +249,7 @@ __global__ void cvalue_kernel(CvParams p) {
                     if (val > best) best = val;
                 }
             }
-            p.c[at] = best;
+            sc.c[at] = best;
         }
         __syncthreads(); // the next row's update must not overtake this row's reads
     }
@@ -527,7 +541,16 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
     mask_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.vsum, pp.w, pp.h, P.mask_index, P.mask);
     VMAF_CUDA_CHECK_LAUNCH();
 
-    const std::size_t smem = cvalue_smem(pc.band, pc.tw);
+    CvParams cp{};
+    cp.pad = P.pad;
+    cp.tw = pc.tw;
+    cp.nd = pc.nd;
+    cp.vlt = pc.vlt;
+    cp.base = pc.base;
+    cp.band = pc.band;
+    cp.consts = pc.consts;
+    cp.recip = pc.recip;
+    int blocks = 0;
     for (unsigned s = 0; s < kCambiDeviceScales; ++s) {
         const int w = int(P.sw[s]), h = int(P.sh[s]);
         ModeParams mp{};
@@ -543,7 +566,7 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
         mp.w = w;
         mp.h = h;
         mp.out = P.filt + P.filt_off[s];
-        mp.key = P.key;
+        mp.key = P.key + P.filt_off[s];
         mp.mask0 = P.mask;
         mp.mask_pitch = int(P.w);
         mp.t = int(s) + (pc.hrs ? 1 : 0);
@@ -552,29 +575,25 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
         mode_kernel<<<grid2d(w, h, b2), b2, 0, stream>>>(mp);
         VMAF_CUDA_CHECK_LAUNCH();
 
-        CvParams cp{};
-        cp.key = mp.key;
-        cp.c = P.cv + P.cv_off[s];
-        cp.w = w;
-        cp.h = h;
-        cp.pad = P.pad;
-        cp.nd = pc.nd;
-        cp.vlt = pc.vlt;
-        cp.base = pc.base;
-        cp.band = pc.band;
-        cp.consts = pc.consts;
-        cp.recip = pc.recip;
-        cp.tw = pc.tw;
-        const int strips = (w + pc.tw - 1) / pc.tw;
-        int nseg = std::max(1, std::min(h, (pc.cv_blocks + strips - 1) / strips));
+        CvScale& c = cp.sc[s];
+        c.key = mp.key;
+        c.c = P.cv + P.cv_off[s];
+        c.w = w;
+        c.h = h;
+        c.strips = (w + pc.tw - 1) / pc.tw;
+        int nseg = std::max(1, std::min(h, (pc.cv_blocks + c.strips - 1) / c.strips));
         int seg = (h + nseg - 1) / nseg;
         // Each block first adds up to 2*pad+1 rows: keep segments long enough to amortise it.
-        seg = std::max(seg, std::min(h, std::max(16, cp.pad)));
+        seg = std::max(seg, std::min(h, std::max(16, P.pad)));
         nseg = (h + seg - 1) / seg;
-        cp.seg = seg;
-        cvalue_kernel<<<dim3(strips, nseg), cvalue_threads(pc.tw), smem, stream>>>(cp);
-        VMAF_CUDA_CHECK_LAUNCH();
+        c.seg = seg;
+        c.first = blocks;
+        blocks += c.strips * nseg;
     }
+    // One launch for the five scales (largest first in the grid): the small scales alone
+    // would leave most of the GPU idle.
+    cvalue_kernel<<<blocks, cvalue_threads(pc.tw), cvalue_smem(pc.band, pc.tw), stream>>>(cp);
+    VMAF_CUDA_CHECK_LAUNCH();
 }
 
 namespace {

@@ -13,8 +13,9 @@
 ///      enc_bitdepth < 10; sample validation (a sample >= 2^bpc sets a flag);
 ///   2. spatial mask (zero-derivative flags, clipped 7x7 sums > mask_index);
 ///   3. per scale: decimation (of the filtered image; the mask is read at stride 2^t),
-///      mode filter, then the c-values with libvmaf's window histograms (a block per
-///      strip of up to 64 columns and a segment of rows, four threads per column, the
+///      mode filter, then the c-values of all five scales in one launch with libvmaf's
+///      window histograms (a block per strip of up to 64 columns and a segment of rows
+///      of one scale, four threads per column, the
 ///      window slid down the rows as libvmaf's update_row does, uint16 counts per band
 ///      value and column in shared memory), written to a device c-value buffer
 ///      (row-major, as the reference's array);
@@ -119,7 +120,7 @@ private:
         DeviceBuffer pre;          // uint16 w*h, preprocessed 10-bit plane
         DeviceBuffer vsum, mask;   // uint8 w*h: vertical zero-derivative sums, mask
         DeviceBuffer filt;         // uint16 per scale, the mode-filtered planes
-        DeviceBuffer key;          // uint16 w0*h0 (scale 0 size): band index or 0xffff
+        DeviceBuffer key;          // uint16 per scale (at filt_off): band index or 0xffff
         std::size_t filt_off[ref::kCambiScales] = {};
         std::size_t cv_off[ref::kCambiScales] = {}; // float offsets in a slot
         std::size_t cv_floats = 0;                  // floats of one slot

@@ -67,7 +67,7 @@ struct PassLaunch {
     std::uint8_t* mask;       ///< w*h
     std::uint16_t* filt;      ///< per scale at filt_off[s]
     std::size_t filt_off[kCambiDeviceScales];
-    std::uint16_t* key;       ///< sw[0]*sh[0]
+    std::uint16_t* key;       ///< per scale at filt_off[s]
     float* cv;                ///< this frame's slot, this pass; scale s at cv_off[s]
     std::size_t cv_off[kCambiDeviceScales];
 };

@@ -78,7 +78,7 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
             coff += (std::size_t(sw) * sh + 63) & ~std::size_t{63};
         }
         P.filt = DeviceBuffer(foff * 2);
-        P.key = DeviceBuffer(std::size_t(sw_[p][0]) * sh_[p][0] * 2);
+        P.key = DeviceBuffer(foff * 2); // per scale, at filt_off[s] as the filtered planes
         P.cv_floats = coff;
     }
     cvalues_ = DeviceBuffer((pass_[0].cv_floats + pass_[1].cv_floats) * slots_ * sizeof(float));
