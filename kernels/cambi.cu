@@ -9,7 +9,8 @@
 // scale's band-index "key" plane: band index of a masked in-band pixel, else 0xffff),
 // then one c-value launch for the five scales; then for both passes and all scales
 // together: three histogram + resolve rounds of the radix select, the sum of the values
-// above the k-th, finalize (about 25 launches per pass-frame, 14 more with full_ref).
+// above the k-th, finalize: 19 launches and a memset per frame (28 with full_ref; one
+// more per pass for 9..15-bit input that is resampled).
 
 #include "cambi_device.cuh"
 #include "cuda_common.cuh"
