@@ -624,10 +624,8 @@ CambiTopkExact cambi_topk_exact(std::span<const float> c, double topk) {
     std::nth_element(v.begin(), v.begin() + (k - 1), v.end(), std::greater<float>());
     const float kth = v[std::size_t(k - 1)];
     // Units of 2^-24: every nonzero c-value is >= 0.5, hence a whole number of units.
-    bool units_ok = true;
     float min_pos = kth; // smallest nonzero value of the top k
     auto units = [&](float f) {
-        if (f != 0.0f && !(f >= 0.5f)) units_ok = false;
         if (f > 0.0f && (min_pos == 0.0f || f < min_pos)) min_pos = f;
         return static_cast<std::uint64_t>(std::ldexp(double(f), 24));
     };
@@ -636,6 +634,15 @@ CambiTopkExact cambi_topk_exact(std::span<const float> c, double topk) {
     for (const float f : c)
         if (f > kth) sum += units(f), ++taken;
     sum += units(kth) * std::uint64_t(k - taken);
+    return cambi_topk_from_sum(sum, k, min_pos);
+}
+
+int cambi_topk_count(double topk, std::size_t n) { return topk_count(topk, n); }
+
+CambiTopkExact cambi_topk_from_sum(std::uint64_t sum, int k, float min_pos) {
+    // Every top-k value is >= min_pos; a nonzero one below 0.5 is not a whole number of
+    // units (never the case for c-values).
+    const bool units_ok = min_pos == 0.0f || min_pos >= 0.5f;
     // All top-k values are multiples of the float ulp of the smallest nonzero one,
     // 2^(e - 24) = 2^e units (frexp exponent e); so is every partial sum, and doubles hold
     // every multiple of it below 2^53 of them.

@@ -228,6 +228,16 @@ struct CambiTopkExact {
 };
 CambiTopkExact cambi_topk_exact(std::span<const float> c, double topk);
 
+/// libvmaf's k of spatial_pooling for n c-values: clip((int)(topk * n), 1, n).
+int cambi_topk_count(double topk, std::size_t n);
+
+/// The tail of cambi_topk_exact() from its two reductions, for a port that computes them
+/// elsewhere (kernels/cambi.cuh): `sum_units` = the top-k sum in units of 2^-24 (each value
+/// truncated to whole units, as cambi_topk_exact does), `k` = cambi_topk_count(),
+/// `min_pos` = the smallest nonzero value of the top k (the k-th largest when it is not 0,
+/// else the smallest nonzero c-value; 0 when every c-value is 0).
+CambiTopkExact cambi_topk_from_sum(std::uint64_t sum_units, int k, float min_pos);
+
 /// Per-scale pooled scores of one pass: what stages 1-4 produce.
 struct CambiPassScores {
     double scale[kCambiScales];

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// CUDA port of CAMBI, device side; contract and the host/device split in cambi.cuh,
+// launchers in cambi_device.cuh (this file is C++17: see there), arithmetic in
+// reference/cambi.h (libvmaf v3.2.0 feature/cambi.c, scalar C).
+//
+// Launches per frame (all on the caller's stream): a memset of the accumulator, one
+// init of the top-k scratch; per pass: [sample check when resampling], preprocess,
+// vertical zero-derivative sums, mask, per scale a mode filter (which also writes the
+// scale's band-index "key" plane: band index of a masked in-band pixel, else 0xffff),
+// then one c-value launch for the five scales; then for both passes and all scales
+// together: three histogram + resolve rounds of the radix select, the sum of the values
+// above the k-th, finalize: 19 launches and a memset per frame (28 with full_ref; one
+// more per pass for 9..15-bit input that is resampled).
+
+#include "cambi_device.cuh"
+#include "cuda_common.cuh"
+
+#include <algorithm>
+
+namespace vmaf_cuda::cuda::cambi_detail {
+
+namespace {
+
+constexpr int kMaxSeg = 2 * kCambiDeviceScales; // top-k segments: 2 passes x 5 scales
+constexpr int kBins0 = 2048, kBins1 = 4096, kBins2 = 256; // radix digits: 11, 12, 8 bits
+constexpr int kBinsAll = kBins0 + kBins1 + kBins2;
+constexpr std::uint16_t kNoKey = 0xffff;
+
+// ---------------------------------------------------------------- stage 1
+
+struct PreParams {
+    DevicePlane in;
+    const std::uint32_t* xmap; // source column of each output column
+    const std::uint32_t* ymap; // source row of each output row
+    std::uint16_t* out;        // w x h, pitch w
+    int w, h;
+    int shift_up, shift_down, round; // to 10 bits (reference To10)
+    unsigned maxv;                   // largest valid sample; checked when check != 0
+    int check;                       // identity mapping: this kernel sees every sample
+    int anti;                        // enc_bitdepth < 10: 2x2 anti-dithering mean
+    std::uint32_t* invalid;          // set nonzero on a sample > maxv
+};
+
+__device__ __forceinline__ unsigned to10(const PreParams& p, unsigned v) {
+    return p.shift_up ? (v << p.shift_up) : ((v + p.round) >> p.shift_down);
+}
+
+__device__ __forceinline__ unsigned pre_sample(const PreParams& p, int x, int y) {
+    return to10(p, load(p.in, p.xmap[x], p.ymap[y]));
+}
+
+__global__ void preprocess_kernel(PreParams p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= p.w || y >= p.h) return;
+    if (p.check && load(p.in, x, y) > p.maxv) atomicOr(p.invalid, 1u);
+    unsigned v = pre_sample(p, x, y);
+    if (p.anti) {
+        // reference anti_dithering (each output from the unfiltered plane)
+        const bool lx = x == p.w - 1, ly = y == p.h - 1;
+        if (!lx && !ly)
+            v = (v + pre_sample(p, x + 1, y) + pre_sample(p, x, y + 1) + pre_sample(p, x + 1, y + 1)) >> 2;
+        else if (!ly)
+            v = (v + pre_sample(p, x, y + 1)) >> 1;
+        else if (!lx)
+            v = (v + pre_sample(p, x + 1, y)) >> 1;
+    }
+    p.out[static_cast<std::size_t>(y) * p.w + x] = static_cast<std::uint16_t>(v);
+}
+
+// Every sample of the input (the resampling may skip some; the reference checks all).
+__global__ void check_kernel(DevicePlane in, unsigned maxv, std::uint32_t* invalid) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= static_cast<int>(in.width) || y >= static_cast<int>(in.height)) return;
+    if (load(in, x, y) > maxv) atomicOr(invalid, 1u);
+}
+
+// ---------------------------------------------------------------- stage 2
+
+// Zero-derivative flag of the reference's spatial mask.
+__device__ __forceinline__ unsigned zflag(const std::uint16_t* img, int w, int h, int x, int y) {
+    const std::uint16_t* r = img + static_cast<std::size_t>(y) * w;
+    const bool hz = x == w - 1 || r[x] == r[x + 1];
+    const bool vz = y == h - 1 || r[x] == r[x + w];
+    return hz && vz;
+}
+
+// vsum(x, y) = sum of z over rows [y-3, y+3] clipped (<= 7).
+__global__ void vsum_kernel(const std::uint16_t* img, int w, int h, std::uint8_t* vsum) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const int y0 = max(y - 3, 0), y1 = min(y + 3, h - 1);
+    unsigned s = 0;
+    for (int yy = y0; yy <= y1; ++yy) s += zflag(img, w, h, x, yy);
+    vsum[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint8_t>(s);
+}
+
+// mask(x, y) = (sum of vsum over columns [x-3, x+3] clipped) > mask_index.
+__global__ void mask_kernel(const std::uint8_t* vsum, int w, int h, unsigned mask_index,
+                            std::uint8_t* mask) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const std::uint8_t* r = vsum + static_cast<std::size_t>(y) * w;
+    const int x0 = max(x - 3, 0), x1 = min(x + 3, w - 1);
+    unsigned s = 0;
+    for (int xx = x0; xx <= x1; ++xx) s += r[xx];
+    mask[static_cast<std::size_t>(y) * w + x] = s > mask_index;
+}
+
+// ---------------------------------------------------------------- stage 3
+
+struct ModeParams {
+    const std::uint16_t* src; // previous plane (preprocessed or filtered previous scale)
+    int src_pitch;            // samples
+    int st;                   // 1, or 2 when this scale decimates
+    int w, h;                 // this scale
+    std::uint16_t* out;       // w x h, pitch w
+    std::uint16_t* key;       // w x h, pitch w
+    const std::uint8_t* mask0; // pass-size mask
+    int mask_pitch;
+    int t;                    // mask of this scale = mask0 at (x << t, y << t)
+    int base, band;           // v_band_base, v_band_size
+};
+
+__device__ __forceinline__ unsigned mode3(unsigned a, unsigned b, unsigned c) {
+    if (a == b || a == c) return a;
+    if (b == c) return b;
+    return min(a, min(b, c));
+}
+
+__device__ __forceinline__ unsigned dec(const ModeParams& p, int x, int y) {
+    return p.src[static_cast<std::size_t>(y * p.st) * p.src_pitch + static_cast<std::size_t>(x) * p.st];
+}
+
+__device__ __forceinline__ unsigned hmode(const ModeParams& p, int x, int y) {
+    if (x == 0 || x == p.w - 1) return dec(p, x, y);
+    return mode3(dec(p, x - 1, y), dec(p, x, y), dec(p, x + 1, y));
+}
+
+// reference cambi_filter_mode on the decimated plane: rows 0 and h-1 untouched, others
+// the vertical mode3 of the horizontal mode3 rows; plus the key plane.
+__global__ void mode_kernel(ModeParams p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= p.w || y >= p.h) return;
+    unsigned v;
+    if (y == 0 || y == p.h - 1)
+        v = dec(p, x, y);
+    else
+        v = mode3(hmode(p, x, y - 1), hmode(p, x, y), hmode(p, x, y + 1));
+    const std::size_t at = static_cast<std::size_t>(y) * p.w + x;
+    p.out[at] = static_cast<std::uint16_t>(v);
+    const bool m = p.mask0[static_cast<std::size_t>(y << p.t) * p.mask_pitch +
+                           (static_cast<std::size_t>(x) << p.t)] != 0;
+    const int compact = static_cast<int>(v) - p.base;
+    p.key[at] = (m && compact >= 0 && compact < p.band) ? static_cast<std::uint16_t>(compact) : kNoKey;
+}
+
+struct CvScale {
+    const std::uint16_t* key; // w x h band indices or kNoKey
+    float* c;                 // w x h c-values
+    int w, h, seg;            // seg: rows per block
+    int strips;               // blocks across
+    int first;                // first block of this scale in the grid
+};
+
+struct CvParams {
+    CvScale sc[kCambiDeviceScales]; // all scales in one launch (independent given the keys)
+    int pad;
+    int tw;                   // columns per block (blockDim.x = tw * kCvalueSub)
+    int nd, vlt, base, band;
+    const int* consts;        // tvi_for_diff[32], diff_weight[32]
+    const float* recip;
+};
+
+// A strip of p.tw columns, rows [y0, y0 + seg) of one scale (the blocks of scale s are
+// [sc[s].first, sc[s + 1].first)), kCvalueSub threads per column: hist(v, c)
+// = masked pixels of band index v in the clipped window around (x, y) (x = strip start +
+// c), kept as the reference's update_row keeps it: moving down a row removes row
+// y-pad-1 and adds row y+pad, each thread of a column taking every kCvalueSub-th sample
+// of the column's window (shared-memory atomics; counts < 2^13, two per 32-bit word,
+// never below zero, so the packed halves never carry). Then thread 0 of the column
+// computes the pixel's c-value as the reference's c_value_pixel.
+__global__ void cvalue_kernel(CvParams p) {
+    extern __shared__ std::uint32_t hist[]; // ((band + 1) / 2) words x p.tw
+    __shared__ int s_tvi[32], s_wt[32];
+    const int tw = p.tw;
+    const int c = threadIdx.x % tw, sub = threadIdx.x / tw;
+    if (threadIdx.x < 32) {
+        s_tvi[threadIdx.x] = p.consts[threadIdx.x];
+        s_wt[threadIdx.x] = p.consts[32 + threadIdx.x];
+    }
+    const int words = (p.band + 1) >> 1;
+    for (int i = threadIdx.x; i < words * tw; i += blockDim.x) hist[i] = 0;
+    __syncthreads();
+    int si = 0;
+    for (int i = 1; i < static_cast<int>(kCambiDeviceScales); ++i)
+        if (static_cast<int>(blockIdx.x) >= p.sc[i].first) si = i;
+    const CvScale sc = p.sc[si];
+    const int local = static_cast<int>(blockIdx.x) - sc.first;
+    const int x = (local % sc.strips) * tw + c;
+    const bool active = x < sc.w;
+    const int y0 = (local / sc.strips) * sc.seg; // < h by the grid
+    const int y1 = min(y0 + sc.seg, sc.h);
+    const int x0 = max(x - p.pad, 0), x1 = min(x + p.pad, sc.w - 1);
+    auto count = [&](int v) { return (hist[(v >> 1) * tw + c] >> ((v & 1) << 4)) & 0xffffu; };
+    auto bump = [&](int k, unsigned sign) { // sign: 1 adds, 0xffffffff removes
+        atomicAdd(&hist[(k >> 1) * tw + c], ((k & 1) ? 0x10000u : 1u) * sign);
+    };
+    // Removes row r_out and adds row r_in (either may be -1: none).
+    auto move_rows = [&](int r_out, int r_in) {
+        if (!active) return;
+        const std::uint16_t* ro = r_out >= 0 ? sc.key + static_cast<std::size_t>(r_out) * sc.w : nullptr;
+        const std::uint16_t* ri = r_in >= 0 ? sc.key + static_cast<std::size_t>(r_in) * sc.w : nullptr;
+        for (int xx = x0 + sub; xx <= x1; xx += kCvalueSub) {
+            const int a = ro ? ro[xx] : kNoKey;
+            const int b = ri ? ri[xx] : kNoKey;
+            if (a == b) continue;
+            if (a != kNoKey) bump(a, 0xffffffffu);
+            if (b != kNoKey) bump(b, 1u);
+        }
+    };
+    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, sc.h - 1); ++r) move_rows(-1, r);
+    __syncthreads();
+
+    for (int y = y0; y < y1; ++y) {
+        if (y > y0) {
+            move_rows(y - p.pad - 1 >= 0 ? y - p.pad - 1 : -1, y + p.pad < sc.h ? y + p.pad : -1);
+            __syncthreads();
+        }
+        if (sub == 0 && active) {
+            const std::size_t at = static_cast<std::size_t>(y) * sc.w + x;
+            const int k = sc.key[at];
+            float best = 0.0f;
+            if (k != kNoKey) {
+                // reference c_value_pixel
+                const int value = (k + p.base + p.nd) & 0xffff;
+                const int p0 = static_cast<int>(count(k));
+                for (int d = 0; d < p.nd; ++d) {
+                    if (!(value <= s_tvi[d] && value + (d + 1) > p.vlt)) continue;
+                    const int i1 = k + d + 1, i2 = k - d - 1;
+                    const int p1 = i1 < p.band ? static_cast<int>(count(i1)) : 0;
+                    const int p2 = i2 >= 0 ? static_cast<int>(count(i2)) : 0;
+                    const int pm = p1 > p2 ? p1 : p2;
+                    const float val =
+                        __fmul_rn(__int2float_rn(s_wt[d] * p0 * pm), __ldg(p.recip + pm + p0));
+                    if (val > best) best = val;
+                }
+            }
+            sc.c[at] = best;
+        }
+        __syncthreads(); // the next row's update must not overtake this row's reads
+    }
+}
+
+// ---------------------------------------------------------------- stage 4 (top-k)
+
+struct TopkState {
+    unsigned long long sum_gt; // units of the values above the k-th
+    unsigned cnt_gt;           // how many
+    unsigned need;             // rank still to find among values with the current prefix
+    unsigned prefix;
+    unsigned kth;              // bits of the k-th largest
+    unsigned min_nz;           // smallest nonzero bits (0xffffffff: none)
+    unsigned done;             // kth is known
+};
+
+struct TopkSeg {
+    const float* c;
+    unsigned n, k;
+};
+
+struct TopkParams {
+    TopkSeg seg[kMaxSeg];
+    int nseg;
+    TopkState* st;    // [nseg]
+    unsigned* hist;   // [nseg][kBinsAll]
+    int level;
+};
+
+// Whole units of 2^-24 of a non-negative float (truncated, as the reference's cast).
+__device__ __forceinline__ unsigned long long units_of(unsigned b) {
+    const int e = static_cast<int>(b >> 23);
+    if (e == 0) return 0;
+    const unsigned long long m = (b & 0x7fffffu) | 0x800000u;
+    if (e >= 126) return m << (e - 126);
+    return 126 - e >= 32 ? 0 : m >> (126 - e);
+}
+
+__global__ void topk_init_kernel(TopkParams p) {
+    const int n = p.nseg * kBinsAll;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p.hist[i] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < p.nseg) {
+        TopkState& s = p.st[threadIdx.x];
+        s.sum_gt = 0;
+        s.cnt_gt = 0;
+        s.need = p.seg[threadIdx.x].k;
+        s.prefix = 0;
+        s.kth = 0;
+        s.min_nz = 0xffffffffu;
+        s.done = 0;
+    }
+}
+
+__device__ __forceinline__ int bins_of(int level) {
+    return level == 0 ? kBins0 : level == 1 ? kBins1 : kBins2;
+}
+__device__ __forceinline__ int hist_off(int level) {
+    return level == 0 ? 0 : level == 1 ? kBins0 : kBins0 + kBins1;
+}
+
+// Histogram of one radix digit of the nonzero c-values that share the current prefix.
+__global__ void topk_hist_kernel(TopkParams p) {
+    __shared__ unsigned sh[kBins1];
+    __shared__ unsigned smin;
+    const int s = blockIdx.y;
+    TopkState* st = p.st + s;
+    const int level = p.level;
+    if (level > 0 && st->done) return;
+    const int nb = bins_of(level);
+    for (int j = threadIdx.x; j < nb; j += blockDim.x) sh[j] = 0;
+    if (threadIdx.x == 0) smin = 0xffffffffu;
+    __syncthreads();
+    const unsigned prefix = st->prefix;
+    const unsigned* c = reinterpret_cast<const unsigned*>(p.seg[s].c);
+    const unsigned n = p.seg[s].n;
+    unsigned lmin = 0xffffffffu;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const unsigned b = c[i];
+        unsigned bin = 0xffffffffu; // not counted
+        if (b != 0) {
+            if (level == 0) {
+                bin = b >> 20;
+                lmin = min(lmin, b);
+            } else if (level == 1) {
+                if ((b >> 20) == prefix) bin = (b >> 8) & 0xfffu;
+            } else {
+                if ((b >> 8) == prefix) bin = b & 0xffu;
+            }
+        }
+        // Warp-aggregated: flat content gives runs of equal c-values.
+        const unsigned peers = __match_any_sync(__activemask(), bin);
+        if (bin != 0xffffffffu && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(peers) - 1))
+            atomicAdd(&sh[bin], static_cast<unsigned>(__popc(peers)));
+    }
+    if (level == 0) {
+        for (int o = 16; o > 0; o >>= 1) lmin = min(lmin, __shfl_xor_sync(0xffffffffu, lmin, o));
+        if ((threadIdx.x & 31) == 0 && lmin != 0xffffffffu) atomicMin(&smin, lmin);
+    }
+    __syncthreads();
+    unsigned* g = p.hist + static_cast<std::size_t>(s) * kBinsAll + hist_off(level);
+    for (int j = threadIdx.x; j < nb; j += blockDim.x)
+        if (sh[j]) atomicAdd(g + j, sh[j]);
+    if (level == 0 && threadIdx.x == 0 && smin != 0xffffffffu) atomicMin(&st->min_nz, smin);
+}
+
+constexpr int kResolveThreads = 1024;
+
+// One block per segment: finds the bin holding rank `need` counted from the top.
+__global__ void topk_resolve_kernel(TopkParams p) {
+    __shared__ unsigned scan[kResolveThreads];
+    const int s = blockIdx.x;
+    TopkState* st = p.st + s;
+    const int level = p.level;
+    if (st->done) return;
+    const unsigned need = st->need, prefix = st->prefix;
+    const int nb = bins_of(level);
+    const int per = (nb + kResolveThreads - 1) / kResolveThreads;
+    const unsigned* g = p.hist + static_cast<std::size_t>(s) * kBinsAll + hist_off(level);
+    const int t = threadIdx.x;
+    unsigned local = 0;
+    for (int j = 0; j < per; ++j) {
+        const int r = t * per + j;
+        if (r < nb) local += g[nb - 1 - r];
+    }
+    scan[t] = local;
+    __syncthreads();
+    for (int o = 1; o < kResolveThreads; o <<= 1) {
+        const unsigned add = t >= o ? scan[t - o] : 0;
+        __syncthreads();
+        scan[t] += add;
+        __syncthreads();
+    }
+    const unsigned incl = scan[t], excl = incl - local, total = scan[kResolveThreads - 1];
+    if (level == 0 && total < need) { // fewer than k nonzero values: the k-th is 0
+        if (t == 0) {
+            st->kth = 0;
+            st->done = 1;
+        }
+        return;
+    }
+    if (!(excl < need && need <= incl)) return;
+    unsigned cum = excl;
+    for (int j = 0; j < per; ++j) {
+        const int r = t * per + j;
+        if (r >= nb) break;
+        const unsigned bin = static_cast<unsigned>(nb - 1 - r);
+        const unsigned cnt = g[bin];
+        if (cum + cnt >= need) {
+            st->need = need - cum;
+            if (level == 0) {
+                st->prefix = bin;
+            } else if (level == 1) {
+                st->prefix = (prefix << 12) | bin;
+            } else {
+                st->kth = (prefix << 8) | bin;
+                st->done = 1;
+            }
+            return;
+        }
+        cum += cnt;
+    }
+}
+
+// Sum (in units) and count of the values above the k-th.
+__global__ void topk_sum_kernel(TopkParams p) {
+    __shared__ unsigned long long ws[32];
+    __shared__ unsigned wc[32];
+    const int s = blockIdx.y;
+    TopkState* st = p.st + s;
+    const unsigned kth = st->kth;
+    const unsigned* c = reinterpret_cast<const unsigned*>(p.seg[s].c);
+    const unsigned n = p.seg[s].n;
+    unsigned long long sum = 0;
+    unsigned cnt = 0;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const unsigned b = c[i];
+        if (b > kth) {
+            sum += units_of(b);
+            ++cnt;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        cnt += __shfl_xor_sync(0xffffffffu, cnt, o);
+    }
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) {
+        ws[wid] = sum;
+        wc[wid] = cnt;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int i = 1; i < static_cast<int>(blockDim.x >> 5); ++i) {
+            sum += ws[i];
+            cnt += wc[i];
+        }
+        if (cnt) {
+            atomicAdd(&st->sum_gt, sum);
+            atomicAdd(&st->cnt_gt, cnt);
+        }
+    }
+}
+
+struct FinalParams {
+    CambiAccum* acc;
+    int npass;
+    std::uint32_t slot;
+    std::uint64_t sequence;
+};
+
+// The accumulator fields of every segment (the bound as ref::cambi_topk_from_sum()).
+__global__ void topk_finalize_kernel(TopkParams p, FinalParams f) {
+    const int s = threadIdx.x;
+    if (s == 0) {
+        f.acc->slot = f.slot;
+        f.acc->full_ref = f.npass > 1;
+        f.acc->sequence = f.sequence;
+    }
+    if (s >= p.nseg) return;
+    const TopkState& st = p.st[s];
+    CambiScaleAccum& a = f.acc->pass[s / kCambiDeviceScales][s % kCambiDeviceScales];
+    const unsigned k = p.seg[s].k;
+    const unsigned long long sum = st.sum_gt + units_of(st.kth) * (k - st.cnt_gt);
+    const unsigned min_pos = st.kth ? st.kth : (st.min_nz == 0xffffffffu ? 0u : st.min_nz);
+    const bool units_ok = min_pos == 0 || min_pos >= 0x3f000000u; // 0.5f
+    const int e = min_pos ? static_cast<int>(min_pos >> 23) - 126 : 0; // frexp exponent
+    const int bits = 53 + e;
+    a.sum_units = sum;
+    a.k = k;
+    a.n = p.seg[s].n;
+    a.kth_bits = st.kth;
+    a.min_pos_bits = min_pos;
+    a.bound_ok = units_ok && (bits >= 64 || sum < (1ull << bits));
+    a.reserved = 0;
+}
+
+dim3 grid2d(unsigned w, unsigned h, dim3 b) { return dim3((w + b.x - 1) / b.x, (h + b.y - 1) / b.y); }
+
+} // namespace
+
+std::size_t topk_scratch_bytes() {
+    return kMaxSeg * sizeof(TopkState) + std::size_t(kMaxSeg) * kBinsAll * sizeof(unsigned);
+}
+
+int cvalue_setup(std::size_t smem_limit, std::size_t smem, int threads) {
+    VMAF_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(cvalue_kernel),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem_limit)));
+    int per_sm = 0;
+    VMAF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, reinterpret_cast<const void*>(cvalue_kernel), threads, smem));
+    return per_sm;
+}
+
+void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& in,
+                 std::uint32_t* invalid, cudaStream_t stream) {
+    const dim3 b2(32, 8);
+    const unsigned bpc = pc.bpc;
+    const unsigned maxv = bpc == 16 ? 0xffffu : (1u << bpc) - 1;
+    // Only 9..15-bit input can hold a too-large sample (the reference checks those); a
+    // shifted one (P010) cannot when 16 - shift <= bpc.
+    const bool need_check = bpc != 8 && bpc != 16 && 16 - int(in.shift) > int(bpc);
+    PreParams pp{};
+    pp.in = in;
+    pp.xmap = P.xmap;
+    pp.ymap = P.ymap;
+    pp.out = P.pre;
+    pp.w = int(P.w);
+    pp.h = int(P.h);
+    if (bpc >= 10) {
+        pp.shift_down = int(bpc) - 10;
+        pp.round = pp.shift_down ? 1 << (pp.shift_down - 1) : 0;
+    } else {
+        pp.shift_up = 10 - int(bpc);
+    }
+    pp.maxv = maxv;
+    pp.check = need_check && P.identity;
+    pp.anti = pc.anti;
+    pp.invalid = invalid;
+    if (need_check && !P.identity) {
+        check_kernel<<<grid2d(pc.in_w, pc.in_h, b2), b2, 0, stream>>>(in, maxv, invalid);
+        VMAF_CUDA_CHECK_LAUNCH();
+    }
+    preprocess_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(pp);
+    VMAF_CUDA_CHECK_LAUNCH();
+    vsum_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.pre, pp.w, pp.h, P.vsum);
+    VMAF_CUDA_CHECK_LAUNCH();
+    mask_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.vsum, pp.w, pp.h, P.mask_index, P.mask);
+    VMAF_CUDA_CHECK_LAUNCH();
+
+    CvParams cp{};
+    cp.pad = P.pad;
+    cp.tw = pc.tw;
+    cp.nd = pc.nd;
+    cp.vlt = pc.vlt;
+    cp.base = pc.base;
+    cp.band = pc.band;
+    cp.consts = pc.consts;
+    cp.recip = pc.recip;
+    int blocks = 0;
+    for (unsigned s = 0; s < kCambiDeviceScales; ++s) {
+        const int w = int(P.sw[s]), h = int(P.sh[s]);
+        ModeParams mp{};
+        if (s == 0) {
+            mp.src = P.pre;
+            mp.src_pitch = int(P.w);
+            mp.st = pc.hrs ? 2 : 1;
+        } else {
+            mp.src = P.filt + P.filt_off[s - 1];
+            mp.src_pitch = int(P.sw[s - 1]);
+            mp.st = 2;
+        }
+        mp.w = w;
+        mp.h = h;
+        mp.out = P.filt + P.filt_off[s];
+        mp.key = P.key + P.filt_off[s];
+        mp.mask0 = P.mask;
+        mp.mask_pitch = int(P.w);
+        mp.t = int(s) + (pc.hrs ? 1 : 0);
+        mp.base = pc.base;
+        mp.band = pc.band;
+        mode_kernel<<<grid2d(w, h, b2), b2, 0, stream>>>(mp);
+        VMAF_CUDA_CHECK_LAUNCH();
+
+        CvScale& c = cp.sc[s];
+        c.key = mp.key;
+        c.c = P.cv + P.cv_off[s];
+        c.w = w;
+        c.h = h;
+        c.strips = (w + pc.tw - 1) / pc.tw;
+        int nseg = std::max(1, std::min(h, (pc.cv_blocks + c.strips - 1) / c.strips));
+        int seg = (h + nseg - 1) / nseg;
+        // Each block first adds up to 2*pad+1 rows: keep segments long enough to amortise it.
+        seg = std::max(seg, std::min(h, std::max(16, P.pad)));
+        nseg = (h + seg - 1) / seg;
+        c.seg = seg;
+        c.first = blocks;
+        blocks += c.strips * nseg;
+    }
+    // One launch for the five scales (largest first in the grid): the small scales alone
+    // would leave most of the GPU idle.
+    cvalue_kernel<<<blocks, cvalue_threads(pc.tw), cvalue_smem(pc.band, pc.tw), stream>>>(cp);
+    VMAF_CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+TopkParams topk_params(const TopkLaunch& t) {
+    TopkParams tp{};
+    tp.nseg = t.nseg;
+    tp.st = static_cast<TopkState*>(t.scratch);
+    tp.hist = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(t.scratch) +
+                                          kMaxSeg * sizeof(TopkState));
+    for (int i = 0; i < t.nseg; ++i) tp.seg[i] = TopkSeg{t.c[i], t.n[i], t.k[i]};
+    return tp;
+}
+} // namespace
+
+void launch_topk_init(const TopkLaunch& t, cudaStream_t stream) {
+    topk_init_kernel<<<32, 256, 0, stream>>>(topk_params(t));
+    VMAF_CUDA_CHECK_LAUNCH();
+}
+
+void launch_topk(const TopkLaunch& t, CambiAccum* acc, std::uint32_t slot, std::uint64_t sequence,
+                 int npass, cudaStream_t stream) {
+    TopkParams tp = topk_params(t);
+    const dim3 hgrid(t.blocks, tp.nseg);
+    for (int level = 0; level < 3; ++level) {
+        tp.level = level;
+        topk_hist_kernel<<<hgrid, 256, 0, stream>>>(tp);
+        VMAF_CUDA_CHECK_LAUNCH();
+        topk_resolve_kernel<<<tp.nseg, kResolveThreads, 0, stream>>>(tp);
+        VMAF_CUDA_CHECK_LAUNCH();
+    }
+    topk_sum_kernel<<<hgrid, 256, 0, stream>>>(tp);
+    VMAF_CUDA_CHECK_LAUNCH();
+    const FinalParams fp{acc, npass, slot, sequence};
+    topk_finalize_kernel<<<1, 32, 0, stream>>>(tp, fp);
+    VMAF_CUDA_CHECK_LAUNCH();
+}
+
+} // namespace vmaf_cuda::cuda::cambi_detail
