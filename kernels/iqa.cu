@@ -145,7 +145,8 @@ static_assert(kIqaFixedBits == 40, "add_term scales by 2^40");
 __global__ void __launch_bounds__(kThreads)
 ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cst, double* lmap,
                   double* cmap, double* smap, unsigned long long* acc) {
-    unsigned long long a[kWords];
+    unsigned long long a[kWords]; // registers: every index below is a constant after unrolling
+#pragma unroll
     for (int i = 0; i < kWords; ++i) a[i] = 0;
     const std::size_t plane = std::size_t(vw) * h;
     const unsigned n = unsigned(vw) * unsigned(vh); // < 2^30 (sizes up to 32768)
@@ -189,6 +190,7 @@ ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cs
     // Block reduction: warps by shuffles, then warp 0 over the warps' partials.
     __shared__ unsigned long long part[kThreads / 32][kWords];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
     for (int k = 0; k < kWords; ++k) {
         unsigned long long v = a[k];
         for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
