@@ -118,10 +118,24 @@ struct SsimConsts {
     float c1, c2, c3;
 };
 
-// Accumulator words of IqaScaleAccum as uint64: lo 0..3, hi 4..7, alo 8..11, ahi 12..15,
-// bad 16.
+// Per-thread words: lo 0..3, hi 4..7, |q| lo 8..11, |q| hi 12..15, bad 16. In
+// IqaScaleAccum (as uint64 words): lo 0..3, hi 4..7, bad 8, then per band b the |q|
+// words alo[b] at 9 + 8b .. 12 + 8b and ahi[b] at 13 + 8b .. 16 + 8b.
 constexpr int kWords = 17;
-static_assert(sizeof(IqaScaleAccum) == 8 * kWords + 8, "IqaScaleAccum layout");
+static_assert(sizeof(IqaScaleAccum) == 8 * (9 + 8 * kIqaBands) + 8, "IqaScaleAccum layout");
+static_assert(offsetof(IqaScaleAccum, bad) == 8 * 8 && offsetof(IqaScaleAccum, alo) == 8 * 9 &&
+                  offsetof(IqaScaleAccum, ahi) == 8 * (9 + 4 * kIqaBands),
+              "IqaScaleAccum layout");
+
+// iqa_band_row of ssim_accum.h (host-only header), for the device.
+__device__ inline int band_row(int b, int h) { return int((long long)(b) * h / kIqaBands); }
+
+__device__ inline unsigned accum_word(int k, int band) {
+    if (k < 8) return unsigned(k);
+    if (k == 16) return 8u;
+    if (k < 12) return unsigned(9 + 4 * band + (k - 8));
+    return unsigned(9 + 4 * kIqaBands + 4 * band + (k - 12));
+}
 
 // One term into the fixed-point sums (ssim_accum.h; the host's add_term is the same).
 __device__ inline void add_term(unsigned long long (&a)[kWords], int k, double x) {
@@ -140,8 +154,9 @@ __device__ inline void add_term(unsigned long long (&a)[kWords], int k, double x
 static_assert(kIqaFixedBits == 40, "add_term scales by 2^40");
 
 // Vertical pass, the per-pixel terms of _iqa_ssim (ref::iqa_ssim_maps), the term maps,
-// and the fixed-point sums: grid-stride over the valid region, block reduction, one
-// 64-bit atomic per word and block (integer sums: any order gives the same result).
+// and the fixed-point sums: blockIdx.y is the band of rows (ssim_accum.h), blocks
+// grid-stride over their band, block reduction, one 64-bit atomic per word and block
+// (integer sums: any order gives the same result).
 __global__ void __launch_bounds__(kThreads)
 ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cst, double* lmap,
                   double* cmap, double* smap, unsigned long long* acc) {
@@ -149,8 +164,11 @@ ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cs
 #pragma unroll
     for (int i = 0; i < kWords; ++i) a[i] = 0;
     const std::size_t plane = std::size_t(vw) * h;
-    const unsigned n = unsigned(vw) * unsigned(vh); // < 2^30 (sizes up to 32768)
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int band = int(blockIdx.y);
+    // Indices < 2^30 (sizes up to 32768).
+    const unsigned i0 = unsigned(band_row(band, vh)) * unsigned(vw);
+    const unsigned i1 = unsigned(band_row(band + 1, vh)) * unsigned(vw);
+    for (unsigned i = i0 + blockIdx.x * blockDim.x + threadIdx.x; i < i1; i += gridDim.x * blockDim.x) {
         const unsigned x = i % unsigned(vw), y = i / unsigned(vw);
         const float* col = hs + std::size_t(y) * vw + x;
         double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0;
@@ -200,7 +218,7 @@ ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cs
     if (warp == 0 && lane < kWords) {
         unsigned long long v = 0;
         for (int w = 0; w < int(blockDim.x >> 5); ++w) v += part[w][lane];
-        if (v) atomicAdd(acc + lane, v);
+        if (v) atomicAdd(acc + accum_word(lane, band), v);
     }
 }
 
@@ -344,9 +362,11 @@ void launch_ssim_scale(const float* ref, const float* dis, int w, int h, const S
     ssim_horizontal_kernel<<<dim3(blocks_for(vw), unsigned(h)), kThreads, 0, stream>>>(
         ref, dis, w, h, vw, g, buf.hsum);
     VMAF_CUDA_CHECK_LAUNCH();
-    const long long n = (long long)vw * vh;
-    const int blocks = int(std::min<long long>((n + kThreads - 1) / kThreads, grid_cap));
-    ssim_terms_kernel<<<blocks, kThreads, 0, stream>>>(buf.hsum, vw, h, vh, g, cst, buf.l, buf.c,
+    // Blocks per band: enough for the largest band, at most the resident blocks in all.
+    const long long band_n = (long long)((vh + kIqaBands - 1) / kIqaBands) * vw;
+    const int per_band = int(std::max<long long>(
+        1, std::min<long long>((band_n + kThreads - 1) / kThreads, grid_cap / kIqaBands)));
+    ssim_terms_kernel<<<dim3(unsigned(per_band), unsigned(kIqaBands)), kThreads, 0, stream>>>(buf.hsum, vw, h, vh, g, cst, buf.l, buf.c,
                                                        buf.s,
                                                        reinterpret_cast<unsigned long long*>(acc));
     VMAF_CUDA_CHECK_LAUNCH();

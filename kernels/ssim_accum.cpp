@@ -3,6 +3,7 @@
 
 #include "ssim_accum.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -35,8 +36,8 @@ float& field(ref::IqaSsimMeans& m, int k) {
     return k == kIqaSsim ? m.ssim : k == kIqaL ? m.l : k == kIqaC ? m.c : m.s;
 }
 
-// Adds term x to sum k as the device does (ssim.cu, add_term).
-void add_term(IqaScaleAccum& a, int k, double x) {
+// Adds term x of band b to sum k as the device does (iqa.cu, add_term).
+void add_term(IqaScaleAccum& a, int b, int k, double x) {
     if (!(x < kIqaTermLimit && x > -kIqaTermLimit)) {
         a.bad++;
         return;
@@ -45,8 +46,8 @@ void add_term(IqaScaleAccum& a, int k, double x) {
     const long long qa = q < 0 ? -q : q;
     a.lo[k] += std::uint64_t(q) & 0xffffffffull;
     a.hi[k] += std::uint64_t(q >> 32);
-    a.alo[k] += std::uint64_t(qa) & 0xffffffffull;
-    a.ahi[k] += std::uint64_t(qa >> 32);
+    a.alo[b][k] += std::uint64_t(qa) & 0xffffffffull;
+    a.ahi[b][k] += std::uint64_t(qa >> 32);
 }
 
 void check_terms(const ref::IqaSsimMaps& t, const IqaScaleAccum& a, const char* who) {
@@ -69,16 +70,28 @@ bool iqa_seq_interval(const IqaScaleAccum& a, int k, double& lo, double& hi) {
         return true;
     }
     const double e = std::ldexp(double(fixed_sum(a.lo[k], a.hi[k])), -kIqaFixedBits);
-    const double ea = std::ldexp(double(fixed_sum(a.alo[k], a.ahi[k])), -kIqaFixedBits);
     const double nd = double(n);
-    // Fixed-point rounding: each term off by <= 2^-41, in the sum and in the |x| sum.
-    const double e_fix = nd * 0x1p-41;
-    double g = (nd - 1) * 0x1p-53; // gamma_{n-1}
-    g = g / (1 - g);
-    const double abs_up = ea * (1 + 0x1p-52) + e_fix; // >= sum |x_i|
+    // Upper bounds of sum |x_i| and of sum (n - i) |x_i| from the bands: every term of
+    // band b has an index i >= its first index, so weight n - first; each fixed-point
+    // |q| is off by <= 2^-41. Computed in double with a margin for their rounding.
+    double abs_up = 0, weighted_up = 0;
+    for (int b = 0; b < kIqaBands; b++) {
+        const int r0 = iqa_band_row(b, a.h), r1 = iqa_band_row(b + 1, a.h);
+        const double cnt = double(r1 - r0) * double(a.w);
+        const double ab = std::ldexp(double(fixed_sum(a.alo[b][k], a.ahi[b][k])), -kIqaFixedBits) *
+                              (1 + 0x1p-52) + cnt * 0x1p-41;
+        abs_up += ab;
+        weighted_up += (nd - double(r0) * double(a.w)) * ab;
+    }
+    abs_up *= 1 + 0x1p-40;
+    weighted_up *= 1 + 0x1p-40;
+    const double e_fix = nd * 0x1p-41; // fixed-point error of the sum
+    const double g1 = (nd - 1) * 0x1p-53;
+    const double denom = 1 - g1;
+    const double seq_err = std::min(g1 * abs_up, 0x1p-53 * weighted_up) / denom;
     // |seq - e| <= fixed-point error + recursive-summation bound + conversion of e to
     // double; the factor and the tiny term cover the rounding in computing r itself.
-    double r = e_fix + g * abs_up + std::fabs(e) * 0x1p-52;
+    double r = e_fix + seq_err + std::fabs(e) * 0x1p-52;
     r = r * (1 + 0x1p-30) + 0x1p-1070;
     lo = std::nextafter(e - r, -INFINITY);
     hi = std::nextafter(e + r, INFINITY);
@@ -114,13 +127,17 @@ IqaScaleAccum iqa_accum_from_maps(const ref::IqaSsimMaps& maps) {
     IqaScaleAccum a{};
     a.w = maps.w;
     a.h = maps.h;
-    for (std::size_t i = 0; i < maps.l.size(); i++) {
-        const double l = maps.l[i], c = maps.c[i], s = maps.s[i];
-        add_term(a, kIqaSsim, l * c * s);
-        add_term(a, kIqaL, l);
-        add_term(a, kIqaC, c);
-        add_term(a, kIqaS, s);
-    }
+    if (maps.l.empty()) return a;
+    for (int b = 0; b < kIqaBands; b++)
+        for (int y = iqa_band_row(b, a.h); y < iqa_band_row(b + 1, a.h); y++)
+            for (int x = 0; x < a.w; x++) {
+                const std::size_t i = std::size_t(y) * std::size_t(a.w) + std::size_t(x);
+                const double l = maps.l[i], c = maps.c[i], s = maps.s[i];
+                add_term(a, b, kIqaSsim, l * c * s);
+                add_term(a, b, kIqaL, l);
+                add_term(a, b, kIqaC, c);
+                add_term(a, b, kIqaS, s);
+            }
     return a;
 }
 

@@ -13,11 +13,13 @@
 /// The approach. The device sums every term exactly, in order-free fixed point: a term
 /// x (a double) becomes q = round-to-nearest(x * 2^40) (an integer, |x| < 2^22), and the
 /// sums of q and of |q| are exact integer sums (64-bit atomics on two 32-bit halves). The
-/// host then knows the exact sum X = sum(x_i) to within n * 2^-41, the sum of |x_i| to
-/// within the same, and the classical bound of recursive summation (Higham, Accuracy and
-/// Stability of Numerical Algorithms, 2nd ed., eq. 4.4):
-///     |seq - X| <= gamma_{n-1} * sum|x_i|,  gamma_k = k u / (1 - k u),  u = 2^-53,
-/// which encloses the sequential double sum `seq` of libvmaf in an interval [lo, hi] of
+/// host then knows the exact sum X = sum(x_i) to within n * 2^-41, the sums of |x_i| (per
+/// band of rows) to within the same, and bounds of recursive summation (Higham, Accuracy
+/// and Stability of Numerical Algorithms, 2nd ed., section 4.2): with u = 2^-53,
+///     |seq - X| <= gamma_{n-1} * sum|x_i|,  gamma_k = k u / (1 - k u),
+///     |seq - X| <= u * sum_i (n - i) |x_i| / (1 - (n - 1) u)   (i = 0..n-1, row-major),
+/// the second since each addition errs by at most u |partial sum| and
+/// sum_k |P_k| <= sum_i (n - i) |x_i| for the exact prefix sums P_k; the smaller encloses the sequential double sum `seq` of libvmaf in an interval [lo, hi] of
 /// doubles. Since `(float)(s / n)` is monotone in s, when the reference's own finish
 /// (ref::iqa_ssim_finish) gives the same float at lo and at hi, that float is the result,
 /// exactly. Otherwise (the interval straddles a float rounding boundary; or a term was
@@ -41,18 +43,29 @@ inline constexpr double kIqaTermLimit = 4194304.0; // 2^22
 /// Index of the four sums of `_iqa_ssim` in IqaScaleAccum.
 enum IqaSumIndex : int { kIqaSsim = 0, kIqaL = 1, kIqaC = 2, kIqaS = 3 };
 
-/// The exact fixed-point sums of one scale (POD, 8-byte fields; written by the device).
+/// Bands of rows for the |x| sums (see IqaScaleAccum).
+inline constexpr int kIqaBands = 32;
+
+/// First row of band b of a valid region of h rows: b * h / kIqaBands (bands of equal
+/// height up to one row; empty bands when h < kIqaBands).
+inline int iqa_band_row(int b, int h) { return int((long long)(b) * h / kIqaBands); }
+
+/// The exact fixed-point sums of one scale (POD, 8-byte words; written by the device).
 /// For sum k (ssim = (l * c) * s, l, c, s; IqaSumIndex) over the n terms of the valid
 /// region, with q_i = round(x_i * 2^40) as int64:
-///   lo[k]  = sum of (q_i mod 2^32)   (uint64, each summand in [0, 2^32))
-///   hi[k]  = sum of (q_i >> 32)       (int64 in two's complement; arithmetic shift)
-///   alo[k], ahi[k]: the same for |q_i|
-/// so that sum q_i = hi * 2^32 + lo exactly (for n < 2^30 terms nothing wraps).
+///   lo[k] = sum of (q_i mod 2^32)   (uint64, each summand in [0, 2^32))
+///   hi[k] = sum of (q_i >> 32)       (int64 in two's complement; arithmetic shift)
+/// so that sum q_i = hi * 2^32 + lo exactly (nothing wraps for n < 2^30 terms); and the
+/// same for |q_i| per band of rows: alo[b][k], ahi[b][k] over the rows
+/// [iqa_band_row(b, h), iqa_band_row(b + 1, h)). The bands give the host a weighted bound
+/// of the sequential sum's error, sum over i of (n - i) |x_i| (ssim_accum.cpp), about half
+/// of gamma_{n-1} sum |x_i|.
 /// `bad`: terms not summed (NaN, inf, |x| >= 2^22; libvmaf's terms stay far below).
 /// `w`, `h`: the valid-region size (may be <= 0: then no terms, as libvmaf).
 struct IqaScaleAccum {
-    std::uint64_t lo[4], hi[4], alo[4], ahi[4];
+    std::uint64_t lo[4], hi[4];
     std::uint64_t bad;
+    std::uint64_t alo[kIqaBands][4], ahi[kIqaBands][4];
     std::int32_t w, h;
 };
 

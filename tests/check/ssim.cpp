@@ -103,13 +103,14 @@ std::string diff_maps(const std::string& where, const vref::IqaSsimMaps& got, co
 std::string diff_accum(const std::string& where, const vcu::IqaScaleAccum& got, const vcu::IqaScaleAccum& want) {
     static const char* names[4] = {"ssim", "l", "c", "s"};
     for (int k = 0; k < 4; ++k) {
-        const std::uint64_t g[4] = {got.lo[k], got.hi[k], got.alo[k], got.ahi[k]};
-        const std::uint64_t r[4] = {want.lo[k], want.hi[k], want.alo[k], want.ahi[k]};
-        static const char* words[4] = {"lo", "hi", "alo", "ahi"};
-        for (int i = 0; i < 4; ++i)
-            if (g[i] != r[i])
-                return where + " accumulator " + names[k] + "." + words[i] + ": gpu=" + hex(g[i]) +
-                       " host emulation=" + hex(r[i]);
+        if (got.lo[k] != want.lo[k] || got.hi[k] != want.hi[k])
+            return where + " accumulator " + names[k] + " (lo, hi): gpu=" + hex(got.lo[k]) + ", " +
+                   hex(got.hi[k]) + " host emulation=" + hex(want.lo[k]) + ", " + hex(want.hi[k]);
+        for (int b = 0; b < vcu::kIqaBands; ++b)
+            if (got.alo[b][k] != want.alo[b][k] || got.ahi[b][k] != want.ahi[b][k])
+                return where + " accumulator |" + names[k] + "| band " + std::to_string(b) +
+                       " (lo, hi): gpu=" + hex(got.alo[b][k]) + ", " + hex(got.ahi[b][k]) +
+                       " host emulation=" + hex(want.alo[b][k]) + ", " + hex(want.ahi[b][k]);
     }
     if (got.bad != want.bad) return where + " accumulator bad: gpu=" + std::to_string(got.bad) +
                                    " host=" + std::to_string(want.bad);
