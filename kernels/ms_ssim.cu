@@ -85,27 +85,41 @@ void MsSsimKernel::enqueue(const DevicePlane& ref, const DevicePlane& dis, void*
     ++seq_;
 }
 
-void MsSsimKernel::copy_terms(const MsSsimAccum& acc, int scale, ref::IqaSsimMaps& out) const {
+void MsSsimKernel::copy_map(const MsSsimAccum& acc, int scale, int which,
+                            std::vector<double>& out) const {
     if (scale < 0 || scale >= ref::kMsSsimScales) invalid("scale outside 0..4");
     if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
         invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
                 std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
-    const unsigned slot = unsigned(acc.seq % slots_);
     const std::size_t n = std::size_t(vw_[scale]) * vh_[scale];
+    out.resize(n);
+    VMAF_CUDA_CHECK(cudaMemcpy(out.data(), term_map(unsigned(acc.seq % slots_), scale, which),
+                               n * sizeof(double), cudaMemcpyDeviceToHost));
+}
+
+void MsSsimKernel::copy_terms(const MsSsimAccum& acc, int scale, ref::IqaSsimMaps& out) const {
+    copy_map(acc, scale, 0, out.l);
+    copy_map(acc, scale, 1, out.c);
+    copy_map(acc, scale, 2, out.s);
     out.w = vw_[scale];
     out.h = vh_[scale];
-    std::vector<double>* maps[3] = {&out.l, &out.c, &out.s};
-    for (int i = 0; i < 3; ++i) {
-        maps[i]->resize(n);
-        VMAF_CUDA_CHECK(cudaMemcpy(maps[i]->data(), term_map(slot, scale, i), n * sizeof(double),
-                                   cudaMemcpyDeviceToHost));
-    }
 }
 
 void MsSsimKernel::copy_terms(const MsSsimAccum& acc, unsigned mask,
                               ref::IqaSsimMaps (&out)[ref::kMsSsimScales]) const {
-    for (int k = 0; k < ref::kMsSsimScales; ++k)
-        if (mask >> k & 1) copy_terms(acc, k, out[k]);
+    for (int k = 0; k < ref::kMsSsimScales; ++k) {
+        const unsigned m = (mask >> (4 * k)) & 0xfu;
+        if (!m) continue;
+        if (m & iqa_need_bit(0, kIqaSsim)) {
+            copy_terms(acc, k, out[k]);
+            continue;
+        }
+        if (m & iqa_need_bit(0, kIqaL)) copy_map(acc, k, 0, out[k].l);
+        if (m & iqa_need_bit(0, kIqaC)) copy_map(acc, k, 1, out[k].c);
+        if (m & iqa_need_bit(0, kIqaS)) copy_map(acc, k, 2, out[k].s);
+        out[k].w = vw_[k];
+        out[k].h = vh_[k];
+    }
 }
 
 void MsSsimKernel::copy_images(int scale, std::vector<float>& ref, std::vector<float>& dis) const {

@@ -51,9 +51,13 @@ public:
     void enqueue(const DevicePlane& ref, const DevicePlane& dis, void* d_accum,
                  cudaStream_t stream);
 
-    /// Copies the term maps of `scale` (0..4) of the frame of `acc` into `out`; as
-    /// SsimKernel::copy_terms. The host finish asks for the scales in the mask it returns;
-    /// copy_terms(acc, mask, terms) copies those into terms[k].
+    /// Copies the l, c, s term maps of `scale` (0..4) of the frame of `acc` (a host copy
+    /// of its accumulator) into `out`: synchronous, after that frame's work completed.
+    /// copy_terms(acc, mask, terms) copies what float_ms_ssim_finish's mask (iqa_need_bit)
+    /// asks for: for each set bit (k, j) the map j (l, c or s; kIqaSsim: all three) of scale
+    /// k into terms[k], setting terms[k].w, h; maps not asked for are left as they are.
+    /// \throws CudaError (cudaErrorInvalidValue) when that frame's slot was reused (frame
+    ///         seq + slots was enqueued), the frame is unknown, or scale is outside 0..4.
     void copy_terms(const MsSsimAccum& acc, int scale, ref::IqaSsimMaps& out) const;
     void copy_terms(const MsSsimAccum& acc, unsigned mask,
                     ref::IqaSsimMaps (&out)[ref::kMsSsimScales]) const;
@@ -70,6 +74,7 @@ public:
     std::size_t device_bytes() const { return images_.bytes() + hsum_.bytes() + terms_.bytes(); }
 
 private:
+    void copy_map(const MsSsimAccum& acc, int scale, int which, std::vector<double>& out) const;
     unsigned w_, h_, bpc_;
     ref::FloatMsSsimOptions opt_;
     unsigned slots_;

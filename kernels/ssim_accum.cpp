@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace vmaf_cuda::cuda {
 
@@ -169,13 +170,32 @@ unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& 
         // pow(x, 0.0) is 1 for every x: l of scales 0..3 (alpha 0) only matters as an output.
         const unsigned needed = (1u << kIqaC) | (1u << kIqaS) |
                                 ((p.opt.enable_lcs || ref::ms_ssim_alphas()[k] != 0.0f) ? 1u << kIqaL : 0u);
-        if (!iqa_means_from_accum(acc.scale[k], needed, means[k], p.force_fallback)) continue;
+        const unsigned und = iqa_means_from_accum(acc.scale[k], needed, means[k], p.force_fallback);
+        if (!und) continue;
         if (!terms) {
-            need_terms |= 1u << k;
+            need_terms |= und << (4 * k);
             continue;
         }
-        check_terms(terms[k], acc.scale[k], "float_ms_ssim_finish");
-        means[k] = ref::iqa_ssim_finish(ref::iqa_ssim_sum(terms[k]));
+        // The undecided sums from their maps, as libvmaf adds them (ref::iqa_ssim_sum).
+        const IqaScaleAccum& a = acc.scale[k];
+        ref::IqaSsimSums sums;
+        sums.w = a.w;
+        sums.h = a.h;
+        const std::vector<double>* maps[4] = {nullptr, &terms[k].l, &terms[k].c, &terms[k].s};
+        double* fields[4] = {&sums.ssim, &sums.l, &sums.c, &sums.s};
+        for (int j = kIqaL; j <= kIqaS; j++) {
+            if (!(und >> j & 1)) continue;
+            if (terms[k].w != a.w || terms[k].h != a.h || maps[j]->size() != term_count(a))
+                throw std::invalid_argument("float_ms_ssim_finish: scale " + std::to_string(k) +
+                                            ": a needed term map is missing or of another size");
+            double sum = 0.0;
+            for (const double x : *maps[j]) sum += x;
+            *fields[j] = sum;
+        }
+        const ref::IqaSsimMeans m = ref::iqa_ssim_finish(sums);
+        if (und >> kIqaL & 1) means[k].l = m.l;
+        if (und >> kIqaC & 1) means[k].c = m.c;
+        if (und >> kIqaS & 1) means[k].s = m.s;
     }
     if (need_terms) return need_terms;
     out.ms_ssim = ref::float_ms_ssim_combine(means);

@@ -126,13 +126,19 @@ struct MsSsimFinishParams {
     bool force_fallback = false;
 };
 
+/// Bit of (scale k, sum j) in the masks of float_ms_ssim_finish and
+/// MsSsimKernel::copy_terms: 4 * k + j (j an IqaSumIndex; float_ms_ssim never needs kIqaSsim).
+inline constexpr unsigned iqa_need_bit(int scale, int sum) { return 1u << (4 * scale + sum); }
+
 /// Host finish of float_ms_ssim: exactly ref::float_ms_ssim()'s outputs (ms_ssim and,
 /// with enable_lcs, l/c/s per scale; without it the per-scale values are NaN), through
-/// ref::float_ms_ssim_combine. Returns a mask of scales whose terms it needs (bit k:
-/// scale k); 0 when `out` is final. With `terms` (an array of kMsSsimScales maps of
-/// which the scales in a previous call's mask are filled by MsSsimKernel::copy_terms),
-/// those scales are summed from the terms and the result is always 0.
-/// \throws std::invalid_argument when a needed terms map does not have its scale's size.
+/// ref::float_ms_ssim_combine. Returns the mask (iqa_need_bit) of the sums it cannot
+/// decide; 0 when `out` is final. Then the caller copies those sums' term maps
+/// (MsSsimKernel::copy_terms(acc, mask, terms)) and calls again with `terms` (an array of
+/// kMsSsimScales maps in which at least the maps of the masked sums are filled): those
+/// sums are then the sequential double sums of their maps, in row-major order from 0.0
+/// (libvmaf's `_iqa_ssim` loop), and the result is 0.
+/// \throws std::invalid_argument when a needed map does not have its scale's size.
 unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
                               ref::FloatMsSsimScores& out,
                               const ref::IqaSsimMaps* terms = nullptr);

@@ -305,7 +305,14 @@ std::string check_ms_frame(vcu::MsSsimKernel& k, const HostPlane& ref, const Hos
         p.force_fallback = forced != 0;
         vref::FloatMsSsimScores got{};
         const unsigned need = vcu::float_ms_ssim_finish(acc, p, got);
-        if (forced && need != 0x1f) return where + "force_fallback did not ask for every scale's terms";
+        unsigned all_needed = 0; // c, s of every scale; l of scale 4, and of all with lcs
+        for (int s = 0; s < vref::kMsSsimScales; ++s)
+            all_needed |= vcu::iqa_need_bit(s, vcu::kIqaC) | vcu::iqa_need_bit(s, vcu::kIqaS) |
+                          ((c.lcs || s == 4) ? vcu::iqa_need_bit(s, vcu::kIqaL) : 0u);
+        if (forced && need != all_needed)
+            return where + "force_fallback asked for the terms of mask " + hex(need) + ", not " +
+                   hex(all_needed);
+        if (need & ~all_needed) return where + "finish asked for terms it does not need: " + hex(need);
         vref::IqaSsimMaps fetched[vref::kMsSsimScales];
         if (need) {
             k.copy_terms(acc, need, fetched);
@@ -447,12 +454,13 @@ TEST_CASE("float_ssim / float_ms_ssim: kernel time per frame", "[.bench][ssim][m
         vcu::MsSsimFinishParams p = km.finish_params();
         p.force_fallback = true;
         vref::IqaSsimMaps terms[vref::kMsSsimScales];
-        km.copy_terms(acc, 0x1f, terms);
+        const unsigned forced_need = vcu::float_ms_ssim_finish(acc, p, sc);
+        km.copy_terms(acc, forced_need, terms);
         vcu::float_ms_ssim_finish(acc, p, sc, terms);
         const double fb_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
         std::printf("%ux%u %u-bit: float_ssim %.1f us/frame (scale %d), float_ms_ssim %.1f us/frame; "
-                    "host finish %.2f us (undecided mask %#x); forced ms_ssim fallback %.1f ms; "
+                    "host finish %.2f us (undecided mask %#x); forced ms_ssim fallback (every needed map) %.1f ms; "
                     "device memory %.1f + %.1f MiB (4 slots)\n",
                     s[0], s[1], s[2], us_s, ks.scale(), us_m, fin_us, need, fb_ms,
                     ks.device_bytes() / 1048576.0, km.device_bytes() / 1048576.0);

@@ -4,7 +4,9 @@
 // golden clips. It emulates the device accumulation term by term from the reference's
 // maps (cuda::iqa_accum_from_maps, the device's arithmetic), and checks on every sum that
 // the interval encloses the reference's sequential sum and that every decided mean is
-// the reference's float.
+// the reference's float; and runs the whole host finish (cuda::float_ssim_finish,
+// cuda::float_ms_ssim_finish with enable_lcs: from the accumulator, from the terms where
+// undecided, and forced through the terms) against ref::float_ssim / ref::float_ms_ssim.
 //
 //   ssim_fallback_rate SHARED_DIR [DECODED_DIR]
 // SHARED_DIR holds golden/cases.tsv and media/; .mp4 cases are read as
@@ -122,14 +124,60 @@ int main(int argc, char** argv) {
             ref::iqa_ssim_maps(in.ref.data(), in.dis.data(), in.w, in.h, maps);
             ss.frames++;
             if (check_scale(maps, 0xf, ss, (name + " float_ssim").c_str())) ss.frames_fallback++;
+            {
+                const ref::FloatSsimOptions o{true, false, false, 0};
+                const ref::FloatSsimScores want = ref::float_ssim(r, d, o);
+                vcu::SsimAccum acc{vcu::iqa_accum_from_maps(maps), 0};
+                vcu::SsimFinishParams p{o, w, h, bpc, false};
+                for (int forced = 0; forced < 2; forced++) {
+                    p.force_fallback = forced != 0;
+                    ref::FloatSsimScores got{};
+                    if (!vcu::float_ssim_finish(acc, p, got)) vcu::float_ssim_finish(acc, p, got, &maps);
+                    if (got.ssim != want.ssim || got.l != want.l || got.c != want.c || got.s != want.s) {
+                        std::printf("ERROR %s float_ssim finish (forced %d) differs\n", name.c_str(), forced);
+                        ss.errors++;
+                    }
+                }
+            }
             // float_ms_ssim with enable_lcs (l, c, s of every scale).
             if (w >= ref::float_ms_ssim_min_size() && h >= ref::float_ms_ssim_min_size()) {
                 ref::MsSsimPyramid pyr;
                 ref::float_ms_ssim_pyramid(r, d, pyr);
                 unsigned any = 0;
+                ref::IqaSsimMaps all[ref::kMsSsimScales];
+                vcu::MsSsimAccum acc{};
                 for (int k = 0; k < ref::kMsSsimScales; k++) {
-                    ref::iqa_ssim_maps(pyr.ref[k].data(), pyr.dis[k].data(), pyr.w[k], pyr.h[k], maps);
-                    any |= check_scale(maps, 0xe, ms, (name + " float_ms_ssim").c_str());
+                    ref::iqa_ssim_maps(pyr.ref[k].data(), pyr.dis[k].data(), pyr.w[k], pyr.h[k], all[k]);
+                    any |= check_scale(all[k], 0xe, ms, (name + " float_ms_ssim").c_str());
+                    acc.scale[k] = vcu::iqa_accum_from_maps(all[k]);
+                }
+                const ref::FloatMsSsimOptions o{true, false, false};
+                const ref::FloatMsSsimScores want = ref::float_ms_ssim(r, d, o);
+                vcu::MsSsimFinishParams p{o, w, h, bpc, false};
+                for (int forced = 0; forced < 2; forced++) {
+                    p.force_fallback = forced != 0;
+                    ref::FloatMsSsimScores got{};
+                    const unsigned need = vcu::float_ms_ssim_finish(acc, p, got);
+                    if (need) {
+                        // Only the maps asked for, as MsSsimKernel::copy_terms gives them.
+                        ref::IqaSsimMaps part[ref::kMsSsimScales];
+                        for (int k = 0; k < ref::kMsSsimScales; k++) {
+                            part[k].w = all[k].w;
+                            part[k].h = all[k].h;
+                            if (need & vcu::iqa_need_bit(k, vcu::kIqaL)) part[k].l = all[k].l;
+                            if (need & vcu::iqa_need_bit(k, vcu::kIqaC)) part[k].c = all[k].c;
+                            if (need & vcu::iqa_need_bit(k, vcu::kIqaS)) part[k].s = all[k].s;
+                        }
+                        vcu::float_ms_ssim_finish(acc, p, got, part);
+                    }
+                    bool same = got.ms_ssim == want.ms_ssim;
+                    for (int k = 0; k < ref::kMsSsimScales; k++)
+                        same = same && got.l[k] == want.l[k] && got.c[k] == want.c[k] && got.s[k] == want.s[k];
+                    if (!same) {
+                        std::printf("ERROR %s float_ms_ssim finish (forced %d, mask %#x) differs\n",
+                                    name.c_str(), forced, need);
+                        ms.errors++;
+                    }
                 }
                 ms.frames++;
                 if (any) ms.frames_fallback++;
