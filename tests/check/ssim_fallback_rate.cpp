@@ -13,6 +13,8 @@
 // DECODED_DIR/<name>.yuv (tests/meson.build decodes them) and skipped when absent.
 // Exit status 1 when an interval missed the sequential sum or a decided mean differs.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -32,7 +34,14 @@ namespace {
 
 struct Counts {
     long sums = 0, undecided = 0, frames = 0, frames_fallback = 0, errors = 0;
+    double expected = 0; // sum over sums of P(undecided) = interval width / float spacing
 };
+
+// Spacing of floats at |v| (the distance between rounding boundaries of (float)v).
+double float_spacing(double v) {
+    const float f = float(std::fabs(v));
+    return double(std::nextafter(f, INFINITY)) - double(f);
+}
 
 // Checks one scale: intervals vs the sequential sums, decided means vs the reference.
 // Returns the undecided mask of the needed sums.
@@ -49,7 +58,12 @@ unsigned check_scale(const ref::IqaSsimMaps& maps, unsigned needed, Counts& c, c
         if (!(needed >> k & 1)) continue;
         c.sums++;
         double lo, hi;
-        if (!vcu::iqa_seq_interval(a, k, lo, hi) || !(lo <= sv[k] && sv[k] <= hi)) {
+        const bool have = vcu::iqa_seq_interval(a, k, lo, hi);
+        if (have) {
+            const double n = double(maps.w) * double(maps.h);
+            c.expected += std::min(1.0, (hi - lo) / n / float_spacing(sv[k] / n));
+        }
+        if (!have || !(lo <= sv[k] && sv[k] <= hi)) {
             std::printf("ERROR %s sum %d: sequential %.17g outside [%.17g, %.17g]\n", what, k, sv[k], lo, hi);
             c.errors++;
         }
@@ -111,6 +125,7 @@ int main(int argc, char** argv) {
                                                 : 2 * ysz;
         std::vector<std::uint8_t> yr(ysz), yd(ysz), skip(csz);
         const long ss_und0 = ss.undecided, ms_und0 = ms.undecided;
+        const double ss_exp0 = ss.expected, ms_exp0 = ms.expected;
         for (unsigned f = 0; f < frames; f++) {
             fr.read(reinterpret_cast<char*>(yr.data()), ysz);
             fr.read(reinterpret_cast<char*>(skip.data()), csz);
@@ -183,14 +198,16 @@ int main(int argc, char** argv) {
                 if (any) ms.frames_fallback++;
             }
         }
-        std::printf("%-32s %ux%u %2u-bit %3u frames: undecided sums float_ssim %ld, float_ms_ssim %ld\n",
-                    name.c_str(), w, h, bpc, frames, ss.undecided - ss_und0, ms.undecided - ms_und0);
+        std::printf("%-32s %ux%u %2u-bit %3u frames: undecided sums float_ssim %ld (expected %.3f), "
+                    "float_ms_ssim %ld (expected %.3f)\n",
+                    name.c_str(), w, h, bpc, frames, ss.undecided - ss_und0, ss.expected - ss_exp0,
+                    ms.undecided - ms_und0, ms.expected - ms_exp0);
         std::fflush(stdout);
     }
-    std::printf("float_ssim (enable_lcs): %ld frames, %ld sums, %ld undecided, %ld frames with a fallback\n",
-                ss.frames, ss.sums, ss.undecided, ss.frames_fallback);
-    std::printf("float_ms_ssim (enable_lcs): %ld frames, %ld sums, %ld undecided, %ld frames with a fallback\n",
-                ms.frames, ms.sums, ms.undecided, ms.frames_fallback);
+    std::printf("float_ssim (enable_lcs): %ld frames, %ld sums, %ld undecided (expected %.2f), %ld frames "
+                "with a fallback\n", ss.frames, ss.sums, ss.undecided, ss.expected, ss.frames_fallback);
+    std::printf("float_ms_ssim (enable_lcs): %ld frames, %ld sums, %ld undecided (expected %.2f), %ld "
+                "frames with a fallback\n", ms.frames, ms.sums, ms.undecided, ms.expected, ms.frames_fallback);
     std::printf("errors: %ld\n", ss.errors + ms.errors);
     return ss.errors + ms.errors ? 1 : 0;
 }
