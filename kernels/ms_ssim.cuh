@@ -14,10 +14,15 @@
 ///
 /// Term maps and slots as SsimKernel's (ssim.cuh): frame seq's l, c, s maps of all five
 /// scales stay in slot seq % slots until the enqueue of frame seq + slots. Scale 0 has
-/// (w - 10) x (h - 10) terms, so the bound of ssim_accum.h is wider than float_ssim's:
-/// a sum is undecided with a probability of about n * 2^-53 / 2^-25 (~0.8% per sum at
-/// 1080p, ~3% at 4K for each of scale 0's l, c, s; far less at the other scales); on
-/// the golden clips (up to 854x480) see tests/check/ssim_fallback_rate.cpp.
+/// (w - 10) x (h - 10) terms, so the interval of ssim_accum.h is wider than float_ssim's.
+/// How often a frame needs terms (host emulation of the accumulation,
+/// tests/check/ssim_fallback_rate.cpp, enable_lcs: 15 sums a frame; without it 11):
+/// golden clips (294 frames up to 854x480) 2 frames (0.81 undecided sums expected from
+/// the interval widths); bbb upscaled to 1080p 2 of 40 frames (0.60 expected, ~1.5% of
+/// frames), to 4K 0 of 12 (0.69 expected, ~6% of frames). Scale 0 dominates. The
+/// fallback then copies only the undecided sums' maps (16 MB per map at 1080p, 66 MB at 4K).
+/// Device memory: the term maps take 3 x 8 bytes x ~1.33 x (w - 10)(h - 10) per slot
+/// (65 MB at 1080p, 262 MB at 4K), plus the images and the convolution scratch.
 
 #include <cuda_runtime.h>
 
