@@ -242,6 +242,12 @@ __global__ void accum_init_kernel(unsigned long long* blob, unsigned words, Accu
     }
 }
 
+__global__ void sequential_sum_kernel(const double* map, std::size_t n, double* out) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) s = __dadd_rn(s, map[i]);
+    *out = s;
+}
+
 unsigned blocks_for(int n) { return unsigned((n + kThreads - 1) / kThreads); }
 
 Gauss gauss_taps() {
@@ -337,6 +343,11 @@ void launch_accum_init(void* d_accum, std::size_t bytes, int scales, const int* 
     hd.seq_word = unsigned(seq_offset / 8);
     accum_init_kernel<<<1, kThreads, 0, stream>>>(static_cast<unsigned long long*>(d_accum),
                                                   unsigned(bytes / 8), hd);
+    VMAF_CUDA_CHECK_LAUNCH();
+}
+
+void launch_sequential_sum(const double* map, std::size_t n, double* out, cudaStream_t stream) {
+    sequential_sum_kernel<<<1, 1, 0, stream>>>(map, n, out);
     VMAF_CUDA_CHECK_LAUNCH();
 }
 

@@ -75,6 +75,12 @@ struct ScaleBuffers {
 void launch_ssim_scale(const float* ref, const float* dis, int w, int h, const ScaleBuffers& buf,
                        IqaScaleAccum* acc, int grid_cap, cudaStream_t stream);
 
+/// The sequential double sum of `n` doubles at `map` in index order from 0.0 (libvmaf's
+/// `_iqa_ssim` loop for one term), by ONE device thread, written to `*out` (device).
+/// For measuring the alternative to the host fallback ([.bench] in tests/check/ssim.cpp):
+/// exact, but one dependent double addition per term.
+void launch_sequential_sum(const double* map, std::size_t n, double* out, cudaStream_t stream);
+
 /// Resident blocks of the accumulating kernel on the current device (for grid_cap).
 int ssim_scale_grid_cap();
 

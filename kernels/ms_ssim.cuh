@@ -67,6 +67,12 @@ public:
     void copy_terms(const MsSsimAccum& acc, unsigned mask,
                     ref::IqaSsimMaps (&out)[ref::kMsSsimScales]) const;
 
+    /// Device address of map `which` (0 l, 1 c, 2 s) of `scale` in `slot` (for tests and
+    /// benchmarks; valid while this object lives).
+    const double* term_map_device(unsigned slot, int scale, int which) const {
+        return term_map(slot, scale, which);
+    }
+
     /// Test hook: the float images of `scale` (0..4) of the latest enqueue; synchronous.
     void copy_images(int scale, std::vector<float>& ref, std::vector<float>& dis) const;
 

@@ -459,6 +459,17 @@ TEST_CASE("float_ssim / float_ms_ssim: kernel time per frame", "[.bench][ssim][m
         vcu::float_ms_ssim_finish(acc, p, sc, terms);
         const double fb_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+        // The alternative to the host fallback: scale 0's sequential sum of one map by one
+        // device thread (what an exact on-device sum costs per sum).
+        vcu::DeviceBuffer one(sizeof(double));
+        const std::size_t n0 = std::size_t(km.scale_width(0) - 10) * std::size_t(km.scale_height(0) - 10);
+        const double seq_us = time_us(
+            [&](cudaStream_t st) {
+                vcu::iqa::launch_sequential_sum(km.term_map_device(0, 0, 1), n0, one.get<double>(), st);
+            },
+            stream.s, 1, 5);
+        std::printf("%ux%u %u-bit: one-thread sequential sum of scale 0's c map (%zu terms): %.1f us\n",
+                    s[0], s[1], s[2], n0, seq_us);
         std::printf("%ux%u %u-bit: float_ssim %.1f us/frame (scale %d), float_ms_ssim %.1f us/frame; "
                     "host finish %.2f us (undecided mask %#x); forced ms_ssim fallback (every needed map) %.1f ms; "
                     "device memory %.1f + %.1f MiB (4 slots)\n",
