@@ -337,7 +337,7 @@ SpeedStage::SpeedStage(const ref::SpeedGeometry& g, const ref::SpeedOptions& o, 
     if (aa_.size() > std::size_t(kMaxAA) || lm_.size() > std::size_t(kMaxLM) ||
         aa_.size() / 2 >= g_.scaled_w || aa_.size() / 2 >= g_.scaled_h ||
         lm_.size() / 2 >= g_.operating_w || lm_.size() / 2 >= g_.operating_h ||
-        planes_ == 0 || 2 * planes_ > unsigned(kInputs))
+        planes_ == 0 || planes_ > unsigned(kInputs))
         invalid(who_, "filter wider than the device code supports");
     const HostTables t = build_tables(g_, o);
     mode_ = t.mode;
