@@ -37,6 +37,9 @@ def _fail(msg):
     raise TestFailure(msg)
 
 
+# The repository's copies of libvmaf's model files (models/ at the repository root).
+REPO_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models")
+
 CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4",
               "ref24.mp4", "dist24.mp4", "ref_il_pq.mp4", "dist20.mp4", "ref20.mp4",
               "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv"]
@@ -408,7 +411,7 @@ def case_vflip(r, c, hw=False):
 def case_model_default_opts(r, c, hw=False):
     """A model file whose feature_opts_dicts spells out default values is accepted and
     scores as the built-in model."""
-    src = os.path.join(os.path.dirname(r.path("golden")), "models", "vmaf_v0.6.1.json")
+    src = os.path.join(REPO_MODELS, "vmaf_v0.6.1.json")
     with open(src) as f:
         model = json.load(f)
     model["model_dict"]["feature_opts_dicts"] = [
@@ -430,7 +433,7 @@ def case_log_key_order(r, c, hw=False):
     golden = os.path.join(r.path("golden"), "libvmaf", "bbb_854x480_120f_8bit.vmaf_4k_v0.6.1neg.json")
     with open(golden) as f:
         want = json.load(f, parse_float=float, parse_int=float)
-    model = os.path.join(os.path.dirname(r.path("golden")), "models", "vmaf_4k_v0.6.1neg.json")
+    model = os.path.join(REPO_MODELS, "vmaf_4k_v0.6.1neg.json")
     # (two levels of escaping: the graph's, then the filter options')
     _, _, frames, _, _ = run_pairing(r, r.path(BBB_DIS), r.path(BBB_REF),
                                      ":model=path=%s\\\\:name=vmaf_4k_v0.6.1neg" % model,
@@ -461,7 +464,7 @@ def case_start_warnings(r, c, hw=False):
         "VMAF models score SDR video: the scores are not meaningful for it"])
     if len(frames) != 30:
         _fail("interlaced PQ reference: %d frames in the log" % len(frames))
-    model = os.path.join(os.path.dirname(r.path("golden")), "models", "vmaf_v0.6.1.json")
+    model = os.path.join(REPO_MODELS, "vmaf_v0.6.1.json")
     _, warns, _, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref_il_pq.mp4"),
                                     ":model=path=%s" % model, hw=hw)
     expect_warnings("interlaced PQ reference, model file", warns, [
