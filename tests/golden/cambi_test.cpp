@@ -31,15 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string model_dir() {
-    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
-#ifdef VMAF_CUDA_MODEL_DIR
-    return VMAF_CUDA_MODEL_DIR;
-#else
-    return "models";
-#endif
-}
-
 nlohmann::json read_json(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);

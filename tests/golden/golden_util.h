@@ -29,6 +29,17 @@ inline std::string golden_dir() {
 #endif
 }
 
+/// Folder of the model files (the repository's models/); from the environment
+/// (VMAF_CUDA_MODEL_DIR) or the build-time default.
+inline std::string model_dir() {
+    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
+#ifdef VMAF_CUDA_MODEL_DIR
+    return VMAF_CUDA_MODEL_DIR;
+#else
+    return "models";
+#endif
+}
+
 /// Folder where the .mp4 clips were decoded to raw YUV (X.mp4 -> X.yuv).
 inline std::string decoded_dir() {
     if (const char* e = std::getenv("VMAF_CUDA_DECODED_DIR")) return e;

@@ -24,16 +24,9 @@
 using namespace vmaf_cuda::engine;
 namespace fs = std::filesystem;
 
-namespace {
+using vmaf_cuda_test::model_dir;
 
-std::string model_dir() {
-    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
-#ifdef VMAF_CUDA_MODEL_DIR
-    return VMAF_CUDA_MODEL_DIR;
-#else
-    return "../shared/models";
-#endif
-}
+namespace {
 
 std::string read_text(const std::string& path) {
     std::ifstream f(path, std::ios::binary);

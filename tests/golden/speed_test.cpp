@@ -22,15 +22,6 @@ namespace ref = vmaf_cuda::ref;
 
 namespace {
 
-std::string model_dir() {
-    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
-#ifdef VMAF_CUDA_MODEL_DIR
-    return VMAF_CUDA_MODEL_DIR;
-#else
-    return "models";
-#endif
-}
-
 const char* const kModels[] = {
     "vmaf_v1.0.16_1d5h_2160",     "vmaf_v1.0.16_3d0h",     "vmaf_v1.0.16_3d0h_2160",
     "vmaf_v1.0.16_5d0h",          "vmaf_v1.0.16_hfr_1d5h_2160", "vmaf_v1.0.16_hfr_3d0h",

@@ -38,15 +38,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string model_dir() {
-    if (const char* e = std::getenv("VMAF_CUDA_MODEL_DIR")) return e;
-#ifdef VMAF_CUDA_MODEL_DIR
-    return VMAF_CUDA_MODEL_DIR;
-#else
-    return "models";
-#endif
-}
-
 json read_json(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
