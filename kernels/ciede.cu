@@ -58,20 +58,6 @@ __global__ void __launch_bounds__(kBlockX * kBlockY) ciede_map_kernel(CiedeParam
     throw CudaError(cudaErrorInvalidValue, "CiedeKernel: " + what);
 }
 
-void check_plane(const DevicePlane& v, unsigned pw, unsigned ph, unsigned bpc, const char* which,
-                 unsigned p) {
-    auto fail = [&](const char* what) {
-        invalid(std::string(which) + " plane " + std::to_string(p) + ": " + what);
-    };
-    if (!v.data && pw && ph) fail("null pointer");
-    if (v.bpc != bpc) fail("bpc differs from the construction's");
-    if (v.width < pw || v.height < ph) fail("smaller than libvmaf's plane size");
-    if (v.step != 1 && v.step != 2) fail("step must be 1 or 2");
-    if (v.shift > 15) fail("shift above 15");
-    const std::size_t row = std::size_t(pw ? (pw - 1) * v.step + 1 : 0) * (bpc > 8 ? 2 : 1);
-    if (v.pitch < row || v.pitch > 0x7fffffff) fail("pitch smaller than a row or above 2^31 - 1");
-}
-
 } // namespace
 
 CiedeKernel::CiedeKernel(unsigned width, unsigned height, unsigned bpc, unsigned chroma)
@@ -97,8 +83,8 @@ void CiedeKernel::enqueue(const DevicePlane ref[3], const DevicePlane dis[3], vo
     const unsigned ch = ref::yuv_libvmaf_chroma_height(h_, chroma_);
     for (unsigned i = 0; i < 3; i++) {
         const unsigned pw = i ? cw : w_, ph = i ? ch : h_;
-        check_plane(ref[i], pw, ph, bpc_, "ref", i);
-        check_plane(dis[i], pw, ph, bpc_, "dis", i);
+        require_plane(ref[i], pw, ph, bpc_, "CiedeKernel: ref plane " + std::to_string(i));
+        require_plane(dis[i], pw, ph, bpc_, "CiedeKernel: dis plane " + std::to_string(i));
         p.ref[i] = ref[i];
         p.dis[i] = dis[i];
     }

@@ -65,6 +65,24 @@ struct DevicePlane {
     unsigned shift = 0;
 };
 
+/// Checks a DevicePlane given to a kernel that reads pw x ph samples of it at `bpc`:
+/// non-null (unless it has no samples), the construction's bpc, at least pw x ph, step 1
+/// or 2, shift at most 15, pitch of at least one row and below 2^31 bytes. Throws
+/// CudaError (cudaErrorInvalidValue) "`who`: problem".
+inline void require_plane(const DevicePlane& v, unsigned pw, unsigned ph, unsigned bpc,
+                          const std::string& who) {
+    auto fail = [&](const char* what) {
+        throw CudaError(cudaErrorInvalidValue, who + ": " + what);
+    };
+    if (!v.data && pw && ph) fail("null pointer");
+    if (v.bpc != bpc) fail("bpc differs from the construction's");
+    if (v.width < pw || v.height < ph) fail("smaller than libvmaf's plane size");
+    if (v.step != 1 && v.step != 2) fail("step must be 1 or 2");
+    if (v.shift > 15) fail("shift above 15");
+    const std::size_t row = std::size_t(pw ? (pw - 1) * v.step + 1 : 0) * (bpc > 8 ? 2 : 1);
+    if (v.pitch < row || v.pitch > 0x7fffffff) fail("pitch smaller than a row or above 2^31 - 1");
+}
+
 #ifdef __CUDACC__
 /// Value of sample (x, y) of `p` (no bounds check).
 __device__ __forceinline__ unsigned load(const DevicePlane& p, unsigned x, unsigned y) {

@@ -61,20 +61,6 @@ __global__ void __launch_bounds__(kThreads) psnr_sse_kernel(PsnrParams prm) {
     throw CudaError(cudaErrorInvalidValue, "PsnrKernel: " + what);
 }
 
-void check_plane(const DevicePlane& v, unsigned pw, unsigned ph, unsigned bpc, const char* which,
-                 unsigned p) {
-    auto fail = [&](const char* what) {
-        invalid(std::string(which) + " plane " + std::to_string(p) + ": " + what);
-    };
-    if (!v.data) fail("null pointer");
-    if (v.bpc != bpc) fail("bpc differs from the construction's");
-    if (v.width < pw || v.height < ph) fail("smaller than libvmaf's plane size");
-    if (v.step != 1 && v.step != 2) fail("step must be 1 or 2");
-    if (v.shift > 15) fail("shift above 15");
-    const std::size_t row = std::size_t(pw ? (pw - 1) * v.step + 1 : 0) * (bpc > 8 ? 2 : 1);
-    if (v.pitch < row || v.pitch > 0x7fffffff) fail("pitch smaller than a row or above 2^31 - 1");
-}
-
 } // namespace
 
 PsnrKernel::PsnrKernel(unsigned width, unsigned height, unsigned bpc, unsigned chroma,
@@ -105,8 +91,8 @@ void PsnrKernel::enqueue(const DevicePlane ref[3], const DevicePlane dis[3], voi
     if (!ref || !dis || !d_accum) invalid("null pointer");
     PsnrParams prm{};
     for (unsigned p = 0; p < setup_.planes; p++) {
-        check_plane(ref[p], pw_[p], ph_[p], setup_.bpc, "ref", p);
-        check_plane(dis[p], pw_[p], ph_[p], setup_.bpc, "dis", p);
+        require_plane(ref[p], pw_[p], ph_[p], setup_.bpc, "PsnrKernel: ref plane " + std::to_string(p));
+        require_plane(dis[p], pw_[p], ph_[p], setup_.bpc, "PsnrKernel: dis plane " + std::to_string(p));
         prm.ref[p] = ref[p];
         prm.dis[p] = dis[p];
         prm.pw[p] = pw_[p];
