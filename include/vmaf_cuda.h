@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 2
+#define VMAF_CUDA_API_VERSION 3
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -59,7 +59,8 @@ enum VmafCudaBackend {
     VMAF_CUDA_BACKEND_CPU = 2,   /**< CPU reference (libvmaf scalar C arithmetic) */
 };
 
-/** Chroma subsampling of the input (only luma feeds ADM, VIF and motion). */
+/** Chroma subsampling of the input: the size of the chroma planes of VmafCudaPicture
+ *  (ADM, VIF, motion, SSIM, MS-SSIM and CAMBI read only luma). */
 enum VmafCudaChroma {
     VMAF_CUDA_CHROMA_420 = 0,
     VMAF_CUDA_CHROMA_422 = 1,
@@ -88,7 +89,7 @@ typedef struct VmafCudaSettings {
     unsigned width;          /**< luma width in samples, >= 1 */
     unsigned height;         /**< luma height in samples, >= 1 */
     unsigned bpc;            /**< bits per sample of the values, 8..16 (default 8) */
-    enum VmafCudaChroma chroma; /**< informational (default 420) */
+    enum VmafCudaChroma chroma; /**< chroma subsampling of the pictures (default 420) */
     enum VmafCudaBackend backend; /**< default AUTO */
     /** Models, libvmaf filter syntax: entries separated by '|', each a ':'-separated
      *  list of key=value: `version=NAME` (built-in: vmaf_v0.6.1, vmaf_v0.6.1neg,
@@ -117,25 +118,41 @@ typedef struct VmafCudaSettings {
                                   is ignored and vmaf_cuda_model_count() is 0 (default 0) */
 } VmafCudaSettings;
 
-/** Where a picture's luma samples live. */
+/** Where a picture's samples live. */
 enum VmafCudaMemory {
     VMAF_CUDA_MEMORY_HOST = 0,   /**< host memory; copied (or uploaded) during send */
     VMAF_CUDA_MEMORY_DEVICE = 1, /**< CUDA device memory in the session's context */
 };
 
 /**
- * One luma plane. Samples are uint8_t when bpc == 8, else uint16_t (host byte order);
- * the value of a sample is `stored >> shift` (P010/P012/P016 keep the value in the
- * high bits: shift = 16 - bpc; yuv420p10le: shift = 0).
- * Device pictures must stay valid and unmodified until vmaf_cuda_receive() has
- * returned that frame's scores (or the session is closed); host pictures only
- * during vmaf_cuda_send().
+ * One picture: a luma plane and, for features that read chroma (psnr's cb/cr, ciede,
+ * speed_chroma), the two chroma planes. Samples are uint8_t when bpc == 8, else
+ * uint16_t (host byte order); the value of a sample is `stored >> shift` (P010/P012/
+ * P016 keep the value in the high bits: shift = 16 - bpc; yuv420p10le: shift = 0). The
+ * same shift applies to chroma.
+ *
+ * Chroma (API version 3): `chroma[0]` is Cb, `chroma[1]` Cr, each the first sample of
+ * row 0, `chroma_pitch` bytes from row to row (both planes), `chroma_step` samples from
+ * one chroma sample of a row to the next: 1 (or 0) for planar layouts (yuv420p, yuv444p
+ * ...), 2 for semi-planar ones with interleaved UV as NVDEC delivers them (NV12, P010,
+ * P016: chroma[0] = the UV plane, chroma[1] = chroma[0] + one sample). The chroma plane
+ * size follows VmafCudaSettings.chroma: ceil(w/2) x ceil(h/2) (420), ceil(w/2) x h
+ * (422), w x h (444); with VMAF_CUDA_CHROMA_400 chroma is ignored. Chroma may be NULL
+ * (luma-only callers) unless a requested feature reads it: then send fails with
+ * EINVAL naming the feature. Zero-initialise the struct: fields added later read 0.
+ *
+ * Device pictures must stay valid and unmodified until vmaf_cuda_pictures_released()
+ * covers their frame (or the session is closed); host pictures only during
+ * vmaf_cuda_send().
  */
 typedef struct VmafCudaPicture {
-    const void *luma;        /**< first sample of row 0 */
-    ptrdiff_t pitch;         /**< bytes from row to row, >= width * bytes per sample */
+    const void *luma;        /**< first luma sample of row 0 */
+    ptrdiff_t pitch;         /**< luma: bytes from row to row, >= width * bytes per sample */
     unsigned shift;          /**< right shift applied to each stored sample, 0..8 */
-    enum VmafCudaMemory memory;
+    enum VmafCudaMemory memory; /**< where luma and chroma live */
+    const void *chroma[2];   /**< Cb, Cr: first sample of row 0 (NULL: no chroma) */
+    ptrdiff_t chroma_pitch;  /**< bytes from row to row of each chroma plane */
+    unsigned chroma_step;    /**< 0 or 1: planar; 2: interleaved UV (NV12, P010, P016) */
 } VmafCudaPicture;
 
 /** The scores of one frame: features (libvmaf names) then model scores, in the order of
