@@ -61,6 +61,7 @@ void vmaf_cuda_default_settings(VmafCudaSettings* s) {
     s->n_subsample = 1;
     s->frames_in_flight = 4;
     s->cuda_device = -1;
+    s->keep_history = 1;
 }
 
 int vmaf_cuda_open(VmafCudaSession** out, const VmafCudaSettings* s, char* err, size_t err_size) {

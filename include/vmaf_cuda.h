@@ -116,6 +116,13 @@ typedef struct VmafCudaSettings {
     int no_prediction;       /**< non-zero: no model at all (libvmaf `vmaf --no_prediction`): only
                                   `features` are computed, which must not be empty; `models`
                                   is ignored and vmaf_cuda_model_count() is 0 (default 0) */
+    /** Per-frame history (API 3). 1 (default): every scored frame's scores are kept for
+     *  vmaf_cuda_write_log(), vmaf_cuda_truncate() and every pooling method. 0: none is
+     *  kept, so host memory stays flat over any stream length (live QA): vmaf_cuda_pooled()
+     *  gives mean, harmonic mean, min and max from running sums in frame order (the same
+     *  doubles), other pooling methods and vmaf_cuda_write_log() fail with ESTATE, and
+     *  vmaf_cuda_truncate() with frames below the number sent fails with ESTATE. */
+    int keep_history;
 } VmafCudaSettings;
 
 /** Where a picture's samples live. */
