@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file backend.h
-/// The backend interface: something that turns frame pairs into integer accumulators
-/// (ADM, VIF, motion SAD). The floating-point tail (reference/ `*_finish`), motion
-/// pooling, the model and the logs are shared and live in the session.
+/// The backend interface: something that runs the stages of the session's feature
+/// instances (feature.h) on frame pairs and returns each frame's outputs. Temporal
+/// steps, models, pooling and logs are shared and live in the session.
 
 #include "vmaf_cuda.h"
 
-#include "adm.h"
-#include "motion.h"
-#include "vif.h"
+#include "feature.h"
 
 #include <cstdint>
 #include <memory>
@@ -18,25 +16,37 @@
 
 namespace vmaf_cuda::engine {
 
-/// What to compute for each frame: one ADM and one VIF accumulator per option set.
-struct ExtractorPlan {
-    std::vector<ref::AdmOptions> adm;
-    std::vector<ref::VifOptions> vif;
-    bool motion = true;
+/// What to compute for each frame: the session's feature instances (feature.h), and
+/// where each one's outputs and series row go in a FrameResult.
+struct FramePlan {
+    std::vector<const FeatureInstance*> features;
+    std::vector<std::size_t> out_offset;    ///< per feature: first of its outputs() in values
+    std::vector<std::size_t> series_offset; ///< per feature: first of its series row
+    std::size_t n_values = 0, n_series = 0;
+    bool chroma = false;          ///< some feature reads Cb/Cr
+    unsigned history = 0;         ///< previous reference frames read (max over features)
+    unsigned dist_history = 0;    ///< previous distorted frames read
+    bool dist_every_frame = false; ///< some temporal feature reads the distorted picture of
+                                   ///< frames n_subsample skips
+
+    explicit FramePlan(std::vector<const FeatureInstance*> f = {});
+    /// Whether feature i runs on frame `index` (temporal ones on every frame).
+    bool runs(std::size_t i, bool scored) const { return scored || features[i]->temporal(); }
 };
 
-/// Integer results of one frame, in plan order.
-struct FrameAccum {
+/// Results of one frame: values[out_offset[i] + k] is output k of feature i (NaN where a
+/// feature did not run, and for delayed outputs), series likewise.
+struct FrameResult {
     unsigned index = 0;
-    bool scored = false;          ///< ADM/VIF computed (index % n_subsample == 0)
-    std::vector<ref::AdmAccum> adm;
-    std::vector<ref::VifAccum> vif;
-    std::uint64_t sad = 0;        ///< blurred SAD against the previous reference (0 for frame 0)
+    bool scored = false;          ///< index % n_subsample == 0
+    std::vector<double> values;
+    std::vector<double> series;
 };
 
 /// Geometry and scheduling parameters common to all backends.
 struct BackendConfig {
     unsigned width = 0, height = 0, bpc = 8;
+    unsigned chroma = 420;        ///< 420, 422, 444 or 400
     unsigned n_subsample = 1;
     unsigned n_threads = 0;
     unsigned frames_in_flight = 4;
@@ -54,18 +64,18 @@ public:
     /// Throws engine::Error (EINVAL, ENODEV, ECUDA).
     virtual void submit(unsigned index, const VmafCudaPicture& ref,
                         const VmafCudaPicture& dist) = 0;
-    /// Moves the oldest finished frame's accumulators into `out`. Returns false when
+    /// Moves the oldest finished frame's results into `out`. Returns false when
     /// none is finished yet (`wait` = false) or none is pending at all.
-    virtual bool retrieve(FrameAccum& out, bool wait) = 0;
+    virtual bool retrieve(FrameResult& out, bool wait) = 0;
     /// Frames submitted but not yet retrieved.
     virtual unsigned pending() const = 0;
 };
 
-std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const ExtractorPlan&);
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const FramePlan&);
 #ifdef VMAF_CUDA_HAVE_CUDA
 /// Runs on the device that check_cuda_device() found usable. Throws engine::Error
 /// (ENOMEM, ECUDA).
-std::unique_ptr<Backend> make_cuda_backend(const BackendConfig&, const ExtractorPlan&);
+std::unique_ptr<Backend> make_cuda_backend(const BackendConfig&, const FramePlan&);
 
 /// Whether the CUDA backend can run with these settings.
 struct CudaDeviceCheck {

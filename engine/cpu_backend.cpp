@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
-// CPU backend: the reference/ integer stages, run on host copies of the luma planes.
-// Frames are independent once the previous reference luma is kept, so with
+// CPU backend: the features' CPU stages (reference/), run on host copies of the planes.
+// Frames are independent once the previous pictures are kept, so with
 // n_threads > 1 several frames are computed at once by a small worker pool.
 
 #include "backend.h"
@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -15,64 +16,75 @@
 namespace vmaf_cuda::engine {
 namespace {
 
-/// A tightly packed luma plane owned by the backend (values in the low bits).
-struct OwnedLuma {
-    std::vector<std::uint8_t> bytes;
-    ref::LumaView view(unsigned w, unsigned h, unsigned bpc) const {
-        return ref::LumaView{bytes.data(), std::ptrdiff_t(w) * (bpc > 8 ? 2 : 1), w, h, bpc};
-    }
+/// A picture owned by the backend: tightly packed planes (values in the low bits),
+/// chroma de-interleaved, when the plan reads it.
+struct OwnedPicture {
+    std::vector<std::uint8_t> planes[3];
+    ref::YuvView view;
 };
 
-void copy_luma(const VmafCudaPicture& p, unsigned w, unsigned h, unsigned bpc, OwnedLuma& out) {
+void copy_plane(const void* base, std::ptrdiff_t pitch, unsigned step, unsigned shift, unsigned w,
+                unsigned h, unsigned bpc, std::vector<std::uint8_t>& out, ref::LumaView& v) {
     const std::size_t bps = bpc > 8 ? 2 : 1;
-    out.bytes.resize(std::size_t(w) * h * bps);
+    out.resize(std::size_t(w) * h * bps);
     for (unsigned y = 0; y < h; ++y) {
-        const auto* src = static_cast<const std::uint8_t*>(p.luma) + p.pitch * std::ptrdiff_t(y);
-        std::uint8_t* dst = out.bytes.data() + std::size_t(y) * w * bps;
-        if (p.shift == 0) {
+        const auto* src = static_cast<const std::uint8_t*>(base) + pitch * std::ptrdiff_t(y);
+        std::uint8_t* dst = out.data() + std::size_t(y) * w * bps;
+        if (shift == 0 && step == 1) {
             std::memcpy(dst, src, w * bps);
         } else if (bps == 2) {
             for (unsigned x = 0; x < w; ++x) {
-                std::uint16_t v;
-                std::memcpy(&v, src + 2 * x, 2);
-                v = std::uint16_t(v >> p.shift);
-                std::memcpy(dst + 2 * x, &v, 2);
+                std::uint16_t s;
+                std::memcpy(&s, src + 2 * std::size_t(x) * step, 2);
+                s = std::uint16_t(s >> shift);
+                std::memcpy(dst + 2 * x, &s, 2);
             }
         } else {
-            for (unsigned x = 0; x < w; ++x) dst[x] = std::uint8_t(src[x] >> p.shift);
+            for (unsigned x = 0; x < w; ++x) dst[x] = std::uint8_t(src[std::size_t(x) * step] >> shift);
         }
     }
+    v = ref::LumaView{out.data(), std::ptrdiff_t(w * bps), w, h, bpc};
 }
 
-/// Per-worker scratch for every extractor of the plan.
+void copy_picture(const VmafCudaPicture& p, const BackendConfig& c, bool chroma, OwnedPicture& out) {
+    copy_plane(p.luma, p.pitch, 1, p.shift, c.width, c.height, c.bpc, out.planes[0], out.view.y);
+    out.view.chroma = c.chroma;
+    if (!chroma || c.chroma == 400) return;
+    const unsigned cw = ref::yuv_chroma_width(c.width, c.chroma);
+    const unsigned ch = ref::yuv_chroma_height(c.height, c.chroma);
+    const unsigned step = p.chroma_step == 2 ? 2 : 1;
+    copy_plane(p.chroma[0], p.chroma_pitch, step, p.shift, cw, ch, c.bpc, out.planes[1], out.view.cb);
+    copy_plane(p.chroma[1], p.chroma_pitch, step, p.shift, cw, ch, c.bpc, out.planes[2], out.view.cr);
+}
+
+/// One worker's stages, one per feature of the plan.
 struct Scratch {
-    std::vector<ref::AdmScratch> adm;
-    std::vector<ref::VifScratch> vif;
-    ref::MotionScratch motion;
-    Scratch(const BackendConfig& c, const ExtractorPlan& p) : motion(c.width, c.height, c.bpc) {
-        for (std::size_t i = 0; i < p.adm.size(); ++i) adm.emplace_back(c.width, c.height);
-        for (std::size_t i = 0; i < p.vif.size(); ++i) vif.emplace_back(c.width, c.height, c.bpc);
+    std::vector<std::unique_ptr<CpuStage>> stages;
+    explicit Scratch(const FramePlan& p) {
+        for (const FeatureInstance* f : p.features) stages.push_back(f->cpu());
     }
 };
 
 struct Job {
     unsigned index = 0;
-    std::shared_ptr<const OwnedLuma> prev_ref, ref, dist;
-    FrameAccum result;
+    bool scored = false;
+    std::shared_ptr<const OwnedPicture> ref, dist;
+    std::shared_ptr<const OwnedPicture> prev_ref[2], prev_dist[2];
+    FrameResult result;
     bool done = false;
     std::string error;
 };
 
 class CpuBackend final : public Backend {
 public:
-    CpuBackend(const BackendConfig& c, const ExtractorPlan& p) : cfg_(c), plan_(p) {
+    CpuBackend(const BackendConfig& c, const FramePlan& p) : cfg_(c), plan_(p) {
         const unsigned n = c.n_threads > 1 ? c.n_threads : 0;
         if (n == 0) {
-            inline_scratch_ = std::make_unique<Scratch>(cfg_, plan_);
+            inline_scratch_ = std::make_unique<Scratch>(plan_);
         } else {
             // Scratch is made here, so that a failure (size, memory) is an error of open.
             std::vector<std::unique_ptr<Scratch>> scratch;
-            for (unsigned i = 0; i < n; ++i) scratch.push_back(std::make_unique<Scratch>(cfg_, plan_));
+            for (unsigned i = 0; i < n; ++i) scratch.push_back(std::make_unique<Scratch>(plan_));
             try {
                 for (unsigned i = 0; i < n; ++i)
                     workers_.emplace_back([this, s = std::shared_ptr<Scratch>(std::move(scratch[i]))] {
@@ -92,17 +104,30 @@ public:
         if (r.memory != VMAF_CUDA_MEMORY_HOST || d.memory != VMAF_CUDA_MEMORY_HOST)
             throw Error(VMAF_CUDA_ENODEV,
                         "device pictures need the CUDA backend, but this session runs on the CPU");
-        auto ref = std::make_shared<OwnedLuma>();
-        auto dist = std::make_shared<OwnedLuma>();
-        copy_luma(r, cfg_.width, cfg_.height, cfg_.bpc, *ref);
         const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
-        if (scored) copy_luma(d, cfg_.width, cfg_.height, cfg_.bpc, *dist);
+        auto ref = std::make_shared<OwnedPicture>();
+        copy_picture(r, cfg_, plan_.chroma, *ref);
+        std::shared_ptr<OwnedPicture> dist;
+        if (scored || plan_.dist_every_frame) {
+            dist = std::make_shared<OwnedPicture>();
+            copy_picture(d, cfg_, plan_.chroma, *dist);
+        }
         auto job = std::make_shared<Job>();
         job->index = index;
-        job->prev_ref = prev_ref_;
+        job->scored = scored;
         job->ref = ref;
-        job->dist = scored ? dist : nullptr;
-        prev_ref_ = ref;
+        job->dist = dist;
+        for (int k = 0; k < 2; ++k) {
+            job->prev_ref[k] = prev_ref_[k];
+            job->prev_dist[k] = prev_dist_[k];
+        }
+        // Keep as many previous pictures as the plan reads.
+        prev_ref_[1] = prev_ref_[0];
+        prev_dist_[1] = prev_dist_[0];
+        prev_ref_[0] = plan_.history ? ref : nullptr;
+        prev_dist_[0] = plan_.dist_history ? dist : nullptr;
+        if (plan_.history < 2) prev_ref_[1] = nullptr;
+        if (plan_.dist_history < 2) prev_dist_[1] = nullptr;
         if (workers_.empty()) {
             compute(*job, *inline_scratch_);
             job->done = true;
@@ -117,7 +142,7 @@ public:
         cv_work_.notify_one();
     }
 
-    bool retrieve(FrameAccum& out, bool wait) override {
+    bool retrieve(FrameResult& out, bool wait) override {
         std::unique_lock<std::mutex> lk(mu_);
         if (queue_.empty()) return false;
         if (!queue_.front()->done) {
@@ -148,23 +173,23 @@ private:
     }
 
     void compute(Job& job, Scratch& s) {
-        const unsigned w = cfg_.width, h = cfg_.height, bpc = cfg_.bpc;
-        FrameAccum& fa = job.result;
-        fa.index = job.index;
-        fa.scored = job.dist != nullptr;
-        const ref::LumaView rv = job.ref->view(w, h, bpc);
-        if (fa.scored) {
-            const ref::LumaView dv = job.dist->view(w, h, bpc);
-            fa.adm.resize(plan_.adm.size());
-            fa.vif.resize(plan_.vif.size());
-            for (std::size_t i = 0; i < plan_.adm.size(); ++i)
-                ref::adm_accumulate(rv, dv, plan_.adm[i], s.adm[i], fa.adm[i]);
-            for (std::size_t i = 0; i < plan_.vif.size(); ++i)
-                ref::vif_accumulate(rv, dv, plan_.vif[i], s.vif[i], fa.vif[i]);
+        FrameResult& fr = job.result;
+        fr.index = job.index;
+        fr.scored = job.scored;
+        fr.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
+        fr.series.assign(plan_.n_series, 0.0);
+        CpuFrame f;
+        f.index = job.index;
+        f.ref = &job.ref->view;
+        f.dist = job.dist ? &job.dist->view : nullptr;
+        for (int k = 0; k < 2; ++k) {
+            f.prev_ref[k] = job.prev_ref[k] ? &job.prev_ref[k]->view : nullptr;
+            f.prev_dist[k] = job.prev_dist[k] ? &job.prev_dist[k]->view : nullptr;
         }
-        fa.sad = 0;
-        if (plan_.motion && job.prev_ref)
-            fa.sad = ref::motion_sad(job.prev_ref->view(w, h, bpc), rv, s.motion);
+        for (std::size_t i = 0; i < plan_.features.size(); ++i)
+            if (plan_.runs(i, job.scored))
+                s.stages[i]->compute(f, fr.values.data() + plan_.out_offset[i],
+                                     fr.series.data() + plan_.series_offset[i]);
     }
 
     void work(Scratch& scratch) {
@@ -193,8 +218,8 @@ private:
     }
 
     BackendConfig cfg_;
-    ExtractorPlan plan_;
-    std::shared_ptr<const OwnedLuma> prev_ref_;
+    FramePlan plan_;
+    std::shared_ptr<const OwnedPicture> prev_ref_[2], prev_dist_[2];
     std::unique_ptr<Scratch> inline_scratch_;
     std::vector<std::thread> workers_;
     mutable std::mutex mu_;
@@ -205,7 +230,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(const BackendConfig& c, const ExtractorPlan& p) {
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig& c, const FramePlan& p) {
     return std::make_unique<CpuBackend>(c, p);
 }
 

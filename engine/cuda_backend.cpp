@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
-// CUDA backend: every frame's integer stages run on the device, on the caller's stream
-// and in the caller's context; only the accumulators (a few hundred bytes) come back,
+// CUDA backend: every frame's feature stages (feature.h GpuStage) run on the device, on
+// the caller's stream and in the caller's context; only the accumulators come back,
 // through a pinned ring with one event per slot. Nothing is allocated per frame and the
 // host waits only when the ring is full or at flush.
 
 #include "backend.h"
 #include "error.h"
 
-#include "adm.cuh"
 #include "cuda_common.cuh"
 #include "luma.cuh"
-#include "motion.cuh"
-#include "vif.cuh"
+#include "yuv.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <type_traits>
 
 namespace vmaf_cuda::engine {
@@ -67,29 +66,27 @@ private:
     void* ctx_;
 };
 
-/// Device-side accumulators of one frame; copied back whole.
+/// Where each feature's accumulator lies in one frame's slot (256-byte aligned).
 struct SlotLayout {
-    std::size_t adm_off = 0, vif_off = 0, sad_off = 0, bytes = 0;
-    SlotLayout(std::size_t n_adm, std::size_t n_vif) {
-        static_assert(std::is_trivially_copyable_v<ref::AdmAccum>);
-        static_assert(std::is_trivially_copyable_v<ref::VifAccum>);
-        auto align = [](std::size_t v) { return (v + 255) & ~std::size_t(255); };
-        adm_off = 0;
-        vif_off = align(adm_off + n_adm * sizeof(ref::AdmAccum));
-        sad_off = align(vif_off + n_vif * sizeof(ref::VifAccum));
-        bytes = align(sad_off + sizeof(std::uint64_t));
-    }
+    std::vector<std::size_t> off;
+    std::size_t bytes = 0;
 };
 
-/// One set of feature kernels with its three streams (ADM, VIF, motion). Frames go to
-/// the lanes in turn, so two frames are computed at once; a lane's kernels (and their
-/// scratch) only ever run on the lane's own streams, in frame order.
+/// One set of the features' GPU stages with its streams. Frames go to the lanes in
+/// turn, so several frames are computed at once; a lane's stages (and their scratch)
+/// only ever run on the lane's own streams, in frame order. Feature i runs on stream
+/// i % streams; stream 0 also joins and reads back.
 struct Lane {
-    std::vector<std::unique_ptr<cuda::AdmKernel>> adm;
-    std::vector<std::unique_ptr<cuda::VifKernel>> vif;
-    std::unique_ptr<cuda::MotionKernel> motion;
-    cudaStream_t stream[3] = {};   ///< ADM (also readback), VIF, motion
-    cudaEvent_t join[3] = {};      ///< VIF and motion done (index 1, 2)
+    std::vector<std::unique_ptr<GpuStage>> stages;
+    std::vector<cudaStream_t> stream;
+    std::vector<cudaEvent_t> join;
+};
+
+/// Device views of one frame's pictures.
+struct FrameViews {
+    cuda::DevicePlane ref[3], dist[3];
+    DeviceLuma ref_luma, dist_luma;
+    bool valid = false;
 };
 
 class CudaBackend final : public Backend {
@@ -98,11 +95,8 @@ public:
     static unsigned lane_count(unsigned frames_in_flight) {
         return std::clamp(frames_in_flight / 2, 1u, 4u);
     }
-    /// Owned device planes (host input, high-bit layouts) per kind: frame i uses
-    /// i % owned_; frame i - owned_ (and i - owned_ + 1's motion) must be done first.
 
-    CudaBackend(const BackendConfig& c, const ExtractorPlan& p)
-        : cfg_(c), plan_(p), layout_(p.adm.size(), p.vif.size()) {
+    CudaBackend(const BackendConfig& c, const FramePlan& p) : cfg_(c), plan_(p) {
         ContextScope scope(api_, cfg_.cuda_context);
         if (!cfg_.cuda_context) VMAF_CUDA_CHECK(cudaSetDevice(cfg_.cuda_device < 0 ? 0 : cfg_.cuda_device));
         if (cfg_.cuda_stream) {
@@ -115,28 +109,45 @@ public:
         }
         VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
         const unsigned lanes = lane_count(cfg_.frames_in_flight);
-        owned_ = lanes + 2;
+        // Owned planes (host input, high-bit luma): frame i uses i % owned_; frames up to
+        // `history` later read it as a previous picture.
+        owned_ = lanes + 1 + plan_.history;
+        ring_ = std::max(cfg_.frames_in_flight + 2, owned_ + 2);
+        GpuContext ctx;
+        ctx.slots = (ring_ + lanes - 1) / lanes + 1;
+        const std::size_t n_streams = std::clamp<std::size_t>(plan_.features.size(), 1, 4);
         lanes_.resize(lanes);
         for (Lane& l : lanes_) {
+            l.stream.resize(n_streams);
+            l.join.resize(n_streams);
             for (auto& st : l.stream) VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
             for (auto& e : l.join) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-            for (const auto& o : plan_.adm)
-                l.adm.push_back(std::make_unique<cuda::AdmKernel>(c.width, c.height, c.bpc, o));
-            for (const auto& o : plan_.vif)
-                l.vif.push_back(std::make_unique<cuda::VifKernel>(c.width, c.height, c.bpc, o));
-            if (plan_.motion) l.motion = std::make_unique<cuda::MotionKernel>(c.width, c.height, c.bpc);
+            for (const FeatureInstance* f : plan_.features) {
+                auto st = f->gpu(ctx);
+                if (!st) throw Error(VMAF_CUDA_ENODEV, f->gpu_refusal());
+                l.stages.push_back(std::move(st));
+            }
         }
-
-        ring_ = std::max(cfg_.frames_in_flight + 2, owned_ + 2);
+        auto align = [](std::size_t v) { return (v + 255) & ~std::size_t(255); };
+        for (const auto& st : lanes_[0].stages) {
+            layout_.off.push_back(layout_.bytes);
+            layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1));
+        }
+        if (layout_.bytes == 0) layout_.bytes = 256;
         dev_acc_ = DeviceBuffer(layout_.bytes * ring_);
         host_acc_ = PinnedBuffer(layout_.bytes * ring_);
         events_.resize(ring_, nullptr);
         for (auto& e : events_) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         bps_ = c.bpc > 8 ? 2 : 1;
         pitch_ = (std::size_t(c.width) * bps_ + 255) & ~std::size_t(255);
+        cw_ = ref::yuv_chroma_width(c.width, c.chroma);
+        ch_ = ref::yuv_chroma_height(c.height, c.chroma);
         // Allocated on first use: device pictures without a shift never need them.
         own_ref_.resize(owned_);
         own_dist_.resize(owned_);
+        own_ref_c_.resize(owned_);
+        own_dist_c_.resize(owned_);
+        hist_.resize(plan_.history + 1);
     }
 
     ~CudaBackend() override {
@@ -150,9 +161,7 @@ public:
                 if (e) cudaEventDestroy(e);
             if (fork_) cudaEventDestroy(fork_);
             for (Lane& l : lanes_) {
-                l.adm.clear();
-                l.vif.clear();
-                l.motion.reset();
+                l.stages.clear();
                 for (auto e : l.join)
                     if (e) cudaEventDestroy(e);
                 for (auto st : l.stream)
@@ -162,6 +171,8 @@ public:
             host_acc_ = PinnedBuffer();
             own_ref_.clear();
             own_dist_.clear();
+            own_ref_c_.clear();
+            own_dist_c_.clear();
             if (own_stream_) cudaStreamDestroy(own_stream_);
         } catch (...) {
         }
@@ -176,43 +187,57 @@ public:
                 throw Error(VMAF_CUDA_EINTERNAL, "CUDA readback ring overflow");
             const unsigned slot = index % ring_;
             const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
+            const bool need_dist = scored || plan_.dist_every_frame;
             Lane& lane = lanes_[index % lanes_.size()];
 
             // Inputs on the caller's stream (upload or shift into owned planes when needed).
             const bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift ||
-                              (scored && (d.memory == VMAF_CUDA_MEMORY_HOST || d.shift));
+                              (need_dist && (d.memory == VMAF_CUDA_MEMORY_HOST || d.shift));
             if (owns && index >= owned_) {
-                // The owned plane to be overwritten was last read by frame index - owned_
-                // and, as the previous reference, by frame index - owned_ + 1's motion.
-                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_) % ring_], 0));
-                VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_ + 1) % ring_], 0));
+                // The owned planes to be overwritten were last read by frame index - owned_
+                // and, as a previous picture, by the `history` frames after it.
+                for (unsigned k = 0; k <= plan_.history; ++k)
+                    VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_ + k) % ring_], 0));
             }
-            const DeviceLuma ref = prepare(r, own_ref_[index % owned_]);
-            DeviceLuma dist{};
-            if (scored) dist = prepare(d, own_dist_[index % owned_]);
+            FrameViews cur;
+            const unsigned o = index % owned_;
+            prepare(r, own_ref_[o], own_ref_c_[o], cur.ref, cur.ref_luma);
+            if (need_dist) prepare(d, own_dist_[o], own_dist_c_[o], cur.dist, cur.dist_luma);
+            cur.valid = true;
 
             auto* dbase = dev_acc_.get<unsigned char>() + slot * layout_.bytes;
             VMAF_CUDA_CHECK(cudaMemsetAsync(dbase, 0, layout_.bytes, stream_));
             // Fork: the lane's streams start once the inputs are ready on stream_.
             VMAF_CUDA_CHECK(cudaEventRecord(fork_, stream_));
             for (auto st : lane.stream) VMAF_CUDA_CHECK(cudaStreamWaitEvent(st, fork_, 0));
-            if (scored) {
-                for (std::size_t i = 0; i < lane.adm.size(); ++i)
-                    lane.adm[i]->enqueue(ref, dist,
-                                         reinterpret_cast<ref::AdmAccum*>(dbase + layout_.adm_off) + i,
-                                         lane.stream[0]);
-                for (std::size_t i = 0; i < lane.vif.size(); ++i)
-                    lane.vif[i]->enqueue(ref, dist,
-                                         reinterpret_cast<ref::VifAccum*>(dbase + layout_.vif_off) + i,
-                                         lane.stream[1]);
+
+            GpuFrame f;
+            f.index = index;
+            f.scored = scored;
+            f.ref = cur.ref;
+            f.ref_luma = &cur.ref_luma;
+            if (need_dist) {
+                f.dist = cur.dist;
+                f.dist_luma = &cur.dist_luma;
             }
-            if (lane.motion && index > 0)
-                lane.motion->enqueue(prev_ref_, ref,
-                                     reinterpret_cast<std::uint64_t*>(dbase + layout_.sad_off),
-                                     lane.stream[2]);
-            prev_ref_ = ref;
+            // hist_[k]: frame index - 1 - k
+            for (unsigned k = 0; k < plan_.history && k < 2; ++k) {
+                if (k >= index || !hist_[k].valid) continue;
+                f.prev_ref[k] = hist_[k].ref;
+                f.prev_ref_luma[k] = &hist_[k].ref_luma;
+                if (k < plan_.dist_history && hist_[k].dist[0].data) f.prev_dist[k] = hist_[k].dist;
+            }
+            for (std::size_t i = 0; i < lane.stages.size(); ++i)
+                if (plan_.runs(i, scored))
+                    lane.stages[i]->enqueue(f, dbase + layout_.off[i],
+                                            lane.stream[i % lane.stream.size()]);
+            if (plan_.history) {
+                for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
+                hist_[0] = cur;
+                if (!need_dist) hist_[0].dist[0] = cuda::DevicePlane{};
+            }
             // Join on the lane's first stream, read the accumulators back, mark the slot.
-            for (int k = 1; k < 3; ++k) {
+            for (std::size_t k = 1; k < lane.stream.size(); ++k) {
                 VMAF_CUDA_CHECK(cudaEventRecord(lane.join[k], lane.stream[k]));
                 VMAF_CUDA_CHECK(cudaStreamWaitEvent(lane.stream[0], lane.join[k], 0));
             }
@@ -227,7 +252,7 @@ public:
         }
     }
 
-    bool retrieve(FrameAccum& out, bool wait) override {
+    bool retrieve(FrameResult& out, bool wait) override {
         if (queue_.empty()) return false;
         ContextScope scope(api_, cfg_.cuda_context);
         const Pending p = queue_.front();
@@ -240,15 +265,20 @@ public:
         const auto* hbase = host_acc_.get<unsigned char>() + p.slot * layout_.bytes;
         out.index = p.index;
         out.scored = p.scored;
-        out.adm.clear();
-        out.vif.clear();
-        if (p.scored) {
-            const auto* a = reinterpret_cast<const ref::AdmAccum*>(hbase + layout_.adm_off);
-            const auto* v = reinterpret_cast<const ref::VifAccum*>(hbase + layout_.vif_off);
-            out.adm.assign(a, a + plan_.adm.size());
-            out.vif.assign(v, v + plan_.vif.size());
+        out.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
+        out.series.assign(plan_.n_series, 0.0);
+        Lane& lane = lanes_[p.index % lanes_.size()];
+        try {
+            for (std::size_t i = 0; i < lane.stages.size(); ++i)
+                if (plan_.runs(i, p.scored))
+                    lane.stages[i]->finish(p.index, hbase + layout_.off[i],
+                                           out.values.data() + plan_.out_offset[i],
+                                           out.series.data() + plan_.series_offset[i],
+                                           lane.stream[i % lane.stream.size()]);
+        } catch (const CudaError& e) {
+            throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
+                        e.what());
         }
-        out.sad = *reinterpret_cast<const std::uint64_t*>(hbase + layout_.sad_off);
         return true;
     }
 
@@ -261,37 +291,81 @@ private:
         unsigned slot;
     };
 
-    /// A device luma view of picture `p`, uploading host memory or shifting high-bit
-    /// samples into `own` when needed (stream-ordered; `own` is allocated once).
-    DeviceLuma prepare(const VmafCudaPicture& p, DeviceBuffer& own) {
-        DeviceLuma v;
-        v.width = cfg_.width;
-        v.height = cfg_.height;
-        v.bpc = cfg_.bpc;
+    /// Device views of picture `p`: its planes in place when they are device memory
+    /// (chroma as given: planar, or interleaved with step 2), else uploaded into `own` /
+    /// `own_c`; `luma` without the shift (shifted into `own` when needed), for the
+    /// integer VMAF kernels. Stream-ordered; buffers are allocated once.
+    void prepare(const VmafCudaPicture& p, DeviceBuffer& own, DeviceBuffer& own_c,
+                 cuda::DevicePlane (&planes)[3], DeviceLuma& luma) {
+        const unsigned bpc = cfg_.bpc;
         const std::size_t row = std::size_t(cfg_.width) * bps_;
-        const bool needs_own = p.memory == VMAF_CUDA_MEMORY_HOST || p.shift;
-        if (needs_own && !own.get()) own = DeviceBuffer(pitch_ * cfg_.height);
-        if (p.memory == VMAF_CUDA_MEMORY_HOST) {
+        const bool host = p.memory == VMAF_CUDA_MEMORY_HOST;
+        if ((host || p.shift) && !own.get()) own = DeviceBuffer(pitch_ * cfg_.height);
+        for (auto& pl : planes) pl = cuda::DevicePlane{};
+        // Luma: device planes are read in place (DevicePlane carries the shift); the integer
+        // VMAF kernels get a shifted copy. Host planes are uploaded and shifted in place.
+        cuda::DevicePlane& y = planes[0];
+        y.width = cfg_.width;
+        y.height = cfg_.height;
+        y.bpc = bpc;
+        y.step = 1;
+        if (host) {
             VMAF_CUDA_CHECK(cudaMemcpy2DAsync(own.get(), pitch_, p.luma, std::size_t(p.pitch), row,
                                               cfg_.height, cudaMemcpyHostToDevice, stream_));
-            v.data = own.get();
-            v.pitch = pitch_;
-            if (p.shift) cuda::shift_luma(v, p.shift, own.get(), pitch_, stream_);
-            return v;
+            luma = DeviceLuma{own.get(), pitch_, cfg_.width, cfg_.height, bpc};
+            if (p.shift) cuda::shift_luma(luma, p.shift, own.get(), pitch_, stream_);
+            y.data = own.get();
+            y.pitch = pitch_;
+            y.shift = 0;
+        } else {
+            y.data = p.luma;
+            y.pitch = std::size_t(p.pitch);
+            y.shift = p.shift;
+            luma = DeviceLuma{p.luma, std::size_t(p.pitch), cfg_.width, cfg_.height, bpc};
+            if (p.shift) {
+                cuda::shift_luma(luma, p.shift, own.get(), pitch_, stream_);
+                luma.data = own.get();
+                luma.pitch = pitch_;
+            }
         }
-        v.data = p.luma;
-        v.pitch = std::size_t(p.pitch);
-        if (p.shift) {
-            cuda::shift_luma(v, p.shift, own.get(), pitch_, stream_);
-            v.data = own.get();
-            v.pitch = pitch_;
+        // Chroma
+        if (!plan_.chroma || cfg_.chroma == 400 || !p.chroma[0] || !p.chroma[1]) return;
+        const unsigned step = p.chroma_step == 2 ? 2 : 1;
+        for (int k = 1; k < 3; ++k) {
+            cuda::DevicePlane& c = planes[k];
+            c.width = cw_;
+            c.height = ch_;
+            c.bpc = bpc;
+            c.step = step;
+            c.shift = p.shift;
+            c.pitch = std::size_t(p.chroma_pitch);
+            c.data = p.chroma[k - 1];
         }
-        return v;
+        if (!host) return;
+        const std::size_t crow = std::size_t(cw_) * step * bps_;
+        const std::size_t cpitch = (crow + 255) & ~std::size_t(255);
+        if (!own_c.get()) own_c = DeviceBuffer(cpitch * ch_ * 2);
+        auto* base = own_c.get<unsigned char>();
+        if (step == 2) {
+            // Interleaved: one upload of the UV rows; Cr is one sample after Cb.
+            VMAF_CUDA_CHECK(cudaMemcpy2DAsync(base, cpitch, p.chroma[0], std::size_t(p.chroma_pitch),
+                                              crow, ch_, cudaMemcpyHostToDevice, stream_));
+            planes[1].data = base;
+            planes[2].data = base + bps_;
+        } else {
+            for (int k = 0; k < 2; ++k) {
+                VMAF_CUDA_CHECK(cudaMemcpy2DAsync(base + k * cpitch * ch_, cpitch, p.chroma[k],
+                                                  std::size_t(p.chroma_pitch), crow, ch_,
+                                                  cudaMemcpyHostToDevice, stream_));
+                planes[1 + k].data = base + k * cpitch * ch_;
+            }
+        }
+        planes[1].pitch = planes[2].pitch = cpitch;
     }
 
     DriverApi api_;
     BackendConfig cfg_;
-    ExtractorPlan plan_;
+    FramePlan plan_;
     SlotLayout layout_;
     cudaStream_t stream_ = nullptr, own_stream_ = nullptr;
     cudaEvent_t fork_ = nullptr;
@@ -301,9 +375,10 @@ private:
     PinnedBuffer host_acc_;
     std::vector<cudaEvent_t> events_;
     std::size_t bps_ = 1, pitch_ = 0;
+    unsigned cw_ = 0, ch_ = 0;
     unsigned owned_ = 0;
-    std::vector<DeviceBuffer> own_ref_, own_dist_;
-    DeviceLuma prev_ref_{};
+    std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
+    std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
     std::deque<Pending> queue_;
 };
 
@@ -399,7 +474,7 @@ CudaDeviceCheck check_cuda_device(const BackendConfig& c) {
     }
 }
 
-std::unique_ptr<Backend> make_cuda_backend(const BackendConfig& c, const ExtractorPlan& p) {
+std::unique_ptr<Backend> make_cuda_backend(const BackendConfig& c, const FramePlan& p) {
     try {
         return std::make_unique<CudaBackend>(c, p);
     } catch (const CudaError& e) {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
+// The feature registry: one line per feature record (engine/features/<stem>.cpp).
+
 #include "feature_registry.h"
 
 #include "error.h"
@@ -8,29 +10,37 @@
 
 namespace vmaf_cuda::engine {
 
-ExtractorKind extractor_kind(const FeatureSpec& spec) {
-    if (spec.extractor == "adm") return ExtractorKind::adm;
-    if (spec.extractor == "vif") return ExtractorKind::vif;
-    if (spec.extractor == "motion") return ExtractorKind::motion;
-    throw Error(VMAF_CUDA_EINVAL, "unknown feature extractor '" + spec.extractor +
-                                      "' (vmaf_cuda provides adm, vif and motion)");
+extern const FeatureRecord kAdmRecord;
+extern const FeatureRecord kVifRecord;
+extern const FeatureRecord kMotionRecord;
+
+namespace {
+
+// libvmaf's extractor order does not matter here: instances are planned in the order
+// models and the features string name them.
+const FeatureRecord* const kRecords[] = {
+    &kAdmRecord,
+    &kVifRecord,
+    &kMotionRecord,
+};
+
+} // namespace
+
+std::span<const FeatureRecord* const> feature_records() { return kRecords; }
+
+const FeatureRecord* find_feature(std::string_view name) {
+    for (const FeatureRecord* r : kRecords)
+        if (name == r->name) return r;
+    return nullptr;
 }
 
-std::vector<std::string> extractor_output_names(const FeatureSpec& spec) {
-    static const std::vector<std::string> adm = {
-        "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
-        "VMAF_integer_feature_adm3_score", "integer_adm_scale0", "integer_adm_scale1",
-        "integer_adm_scale2", "integer_adm_scale3"};
-    static const std::vector<std::string> vif = {
-        "VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
-        "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score"};
-    static const std::vector<std::string> motion = {"VMAF_integer_feature_motion_sad_score",
-                                                    "VMAF_integer_feature_motion2_score",
-                                                    "VMAF_integer_feature_motion3_score"};
-    const auto kind = extractor_kind(spec);
-    const auto& raw = kind == ExtractorKind::adm ? adm : kind == ExtractorKind::vif ? vif : motion;
+std::vector<std::string> extractor_output_names(const FeatureSpec& spec, unsigned width,
+                                                unsigned height, unsigned bpc, unsigned chroma) {
+    const FeatureRecord* r = find_feature(spec.extractor);
+    if (!r) extractor_features(spec.extractor); // throws, listing the known ones
+    const auto inst = r->make(spec, Geometry{width, height, bpc, chroma});
     std::vector<std::string> out;
-    for (const std::string& r : raw) out.emplace_back(feature_alias(feature_key(r, spec)));
+    for (const OutputDef& o : inst->outputs()) out.push_back(o.name);
     return out;
 }
 

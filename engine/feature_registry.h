@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file feature_registry.h
-/// The feature registry, trimmed from libvmaf's: which extractors exist (integer ADM,
-/// VIF, motion), the names their outputs carry in scores and logs, and how a
-/// FeatureSpec's options become the reference's option structs.
+/// The feature registry (the table is feature_registry.cpp; records are
+/// engine/features/<stem>.cpp, see feature.h), size limits, and how a FeatureSpec's
+/// options become the reference's option structs of the integer VMAF extractors.
 
 #include "adm.h"
+#include "feature.h"
 #include "model.h"
 #include "motion.h"
 #include "vif.h"
@@ -26,16 +27,12 @@ inline constexpr unsigned kMaxSize = 32768;
 /// Most CPU worker threads used (frames in flight bound the useful number anyway).
 inline constexpr unsigned kMaxThreads = 64;
 
-enum class ExtractorKind { adm, vif, motion };
-
-/// Kind of a spec's extractor; throws Error(EINVAL) for an unknown one.
-ExtractorKind extractor_kind(const FeatureSpec& spec);
-
-/// Output names (libvmaf log aliases, with option suffixes) in a fixed order:
-/// adm: adm2, aim, adm3, adm_scale0..3; vif: vif_scale0..3; motion: motion_sad,
-/// motion2, motion3. E.g. "integer_adm2", "integer_vif_scale0_egl_1",
-/// "VMAF_integer_feature_motion_sad_score".
-std::vector<std::string> extractor_output_names(const FeatureSpec& spec);
+/// Output names of an extractor instance in its outputs() order, e.g. adm: adm2, aim,
+/// adm3, adm_scale0..3 ("integer_adm2", "integer_adm2_egl_1"); motion: motion_sad,
+/// motion2, motion3. Throws Error(EINVAL) for an unknown extractor or bad options.
+std::vector<std::string> extractor_output_names(const FeatureSpec& spec, unsigned width = 1920,
+                                                unsigned height = 1080, unsigned bpc = 8,
+                                                unsigned chroma = 420);
 
 /// Appends `spec` unless an equal one is present.
 void add_unique(std::vector<FeatureSpec>& list, const FeatureSpec& spec);

@@ -45,7 +45,7 @@ struct FeatureSpec {
 /// `provided_features` order (integer_adm.c, integer_vif.c, integer_motion.c), e.g.
 /// "VMAF_integer_feature_adm2_score", "integer_adm_scale0", ...
 /// Throws Error(EINVAL) for an unknown extractor.
-const std::vector<std::string>& extractor_features(std::string_view extractor);
+std::vector<std::string> extractor_features(std::string_view extractor);
 
 /// The extractor ("adm", "vif", "motion") that provides raw feature `name`, or nullopt.
 std::optional<std::string> extractor_of_feature(std::string_view name);

@@ -6,6 +6,8 @@
 
 #include "model.h"
 
+#include "feature.h"
+
 #include "error.h"
 #include "vmaf_cuda.h"
 
@@ -16,51 +18,13 @@
 namespace vmaf_cuda::engine {
 namespace {
 
-enum class OptType { boolean, integer, real };
+using OptionInfo = OptionDef;
 
-struct OptionInfo {
-    const char* extractor;
-    const char* name;
-    const char* alias;   // suffix key in feature names; nullptr: the name itself
-    OptType type;
-    double def, min, max;
-    bool names_feature;  // VMAF_OPT_FLAG_FEATURE_PARAM: a non-default value renames outputs
-    bool supported;      // vmaf_cuda computes this option
-};
-
-// The option tables of libvmaf's integer extractors (defaults from integer_adm.h,
-// integer_vif.h, integer_motion.c). `supported`: both backends compute the option (the
-// enhancement gain limits, and ADM's CSF, viewing-geometry and adm3 options); the rest
-// are listed so that they are recognised and refused.
-constexpr OptionInfo kOptions[] = {
-    {"adm", "debug", nullptr, OptType::boolean, 0, 0, 1, false, false},
-    {"adm", "adm_csf_scale", "scf", OptType::real, 1.0, 0.0, 50.0, true, true},
-    {"adm", "adm_csf_diag_scale", "scfd", OptType::real, 1.0, 0.0, 50.0, true, true},
-    {"adm", "adm_dlm_weight", "dlmw", OptType::real, 0.5, 0.0, 1.0, true, true},
-    {"adm", "adm_enhn_gain_limit", "egl", OptType::real, 100.0, 1.0, 100.0, true, true},
-    {"adm", "adm_norm_view_dist", "nvd", OptType::real, 3.0, 0.75, 24.0, true, true},
-    {"adm", "adm_ref_display_height", "rdh", OptType::integer, 1080, 1, 4320, true, true},
-    {"adm", "adm_csf_mode", "csf", OptType::integer, 0, 0, 3, true, true},
-    {"adm", "adm_noise_weight", "nw", OptType::real, 0.03125, 0.0, 1500.0, true, true},
-    {"adm", "adm_skip_aim", nullptr, OptType::boolean, 0, 0, 1, false, false},
-    {"adm", "adm_skip_scale0", "ssz", OptType::boolean, 0, 0, 1, true, false},
-    {"adm", "adm_min_val", "min", OptType::real, 0.0, 0.0, 1.0, true, true},
-    {"vif", "debug", nullptr, OptType::boolean, 0, 0, 1, false, false},
-    {"vif", "vif_enhn_gain_limit", "egl", OptType::real, 100.0, 1.0, 100.0, true, true},
-    {"vif", "vif_skip_scale0", "ssclz", OptType::boolean, 0, 0, 1, true, false},
-    {"motion", "motion_force_zero", "force_0", OptType::boolean, 0, 0, 1, true, false},
-    {"motion", "motion_blend_factor", "mbf", OptType::real, 1.0, 0.0, 1.0, true, false},
-    {"motion", "motion_blend_offset", "mbo", OptType::real, 40.0, 0.0, 1000.0, true, false},
-    {"motion", "motion_fps_weight", "mfw", OptType::real, 1.0, 0.0, 5.0, true, false},
-    {"motion", "motion_max_val", "mmxv", OptType::real, 10000.0, 0.0, 10000.0, true, false},
-    {"motion", "motion_five_frame_window", "mffw", OptType::boolean, 0, 0, 1, true, false},
-    {"motion", "motion_moving_average", "mma", OptType::boolean, 0, 0, 1, true, false},
-    {"motion", "debug", nullptr, OptType::boolean, 0, 0, 1, false, false},
-};
-
-const OptionInfo* find_option(std::string_view extractor, std::string_view name) {
-    for (const OptionInfo& o : kOptions)
-        if (extractor == o.extractor && name == o.name) return &o;
+const OptionDef* find_option(std::string_view extractor, std::string_view name) {
+    const FeatureRecord* r = find_feature(extractor);
+    if (!r) return nullptr;
+    for (const OptionDef& o : r->options)
+        if (name == o.name) return &o;
     return nullptr;
 }
 
@@ -100,24 +64,6 @@ constexpr Alias kAliases[] = {
     {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"},
     {"Speed_temporal_feature_speed_temporal_score", "speed_temporal"},
 };
-
-const std::vector<std::string> kAdmFeatures = {
-    "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
-    "VMAF_integer_feature_adm3_score", "integer_adm_scale0", "integer_adm_scale1",
-    "integer_adm_scale2", "integer_adm_scale3", "integer_adm", "integer_adm_num",
-    "integer_adm_den", "integer_adm_num_scale0", "integer_adm_den_scale0",
-    "integer_adm_num_scale1", "integer_adm_den_scale1", "integer_adm_num_scale2",
-    "integer_adm_den_scale2", "integer_adm_num_scale3", "integer_adm_den_scale3"};
-const std::vector<std::string> kVifFeatures = {
-    "VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
-    "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score",
-    "integer_vif", "integer_vif_num", "integer_vif_den", "integer_vif_num_scale0",
-    "integer_vif_den_scale0", "integer_vif_num_scale1", "integer_vif_den_scale1",
-    "integer_vif_num_scale2", "integer_vif_den_scale2", "integer_vif_num_scale3",
-    "integer_vif_den_scale3"};
-const std::vector<std::string> kMotionFeatures = {
-    "VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_score",
-    "VMAF_integer_feature_motion2_score", "VMAF_integer_feature_motion3_score"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -159,9 +105,11 @@ std::string normalize_value(std::string_view v) {
 // opt.c set_option_*: the value the extractor holds. Stricter than atof/atoi: the whole
 // text must parse. Throws Error(status).
 double parse_option(const OptionInfo& o, const std::string& val, int status) {
-    const std::string what = std::string(o.extractor) + " option " + o.name + "=" + val;
+    const std::string what = std::string("option ") + o.name + "=" + val;
     double n = 0.0;
     switch (o.type) {
+    case OptType::text:
+        return 0.0;
     case OptType::boolean:
         if (val == "true") return 1.0;
         if (val == "false") return 0.0;
@@ -237,18 +185,21 @@ bool parse_bool(const Item& it) {
 
 // ---- names ------------------------------------------------------------------------
 
-const std::vector<std::string>& extractor_features(std::string_view extractor) {
-    if (extractor == "adm") return kAdmFeatures;
-    if (extractor == "vif") return kVifFeatures;
-    if (extractor == "motion") return kMotionFeatures;
-    throw Error(VMAF_CUDA_EINVAL, "unknown feature extractor \"" + std::string(extractor) +
-                                      "\" (vmaf_cuda has adm, vif, motion)");
+std::vector<std::string> extractor_features(std::string_view extractor) {
+    const FeatureRecord* r = find_feature(extractor);
+    if (!r) {
+        std::string known;
+        for (const FeatureRecord* k : feature_records()) known += (known.empty() ? "" : ", ") + std::string(k->name);
+        throw Error(VMAF_CUDA_EINVAL, "unknown feature extractor \"" + std::string(extractor) +
+                                          "\" (vmaf_cuda has " + known + ")");
+    }
+    return std::vector<std::string>(r->provided.begin(), r->provided.end());
 }
 
 std::optional<std::string> extractor_of_feature(std::string_view name) {
-    for (const char* e : {"adm", "vif", "motion"})
-        for (const std::string& f : extractor_features(e))
-            if (f == name) return std::string(e);
+    for (const FeatureRecord* r : feature_records())
+        for (const char* f : r->provided)
+            if (name == f) return std::string(r->name);
     return std::nullopt;
 }
 
@@ -263,9 +214,17 @@ std::string feature_key(std::string_view provided_name, const FeatureSpec& spec)
     for (const auto& [opt, val] : spec.options) {  // option-name order, as libvmaf sorts
         const OptionInfo* o = find_option(spec.extractor, opt);
         if (!o || !o->names_feature) continue;
+        const char* key = o->alias ? o->alias : o->name;
+        if (o->type == OptType::text) {
+            if (val == (o->def_text ? o->def_text : "")) continue;
+            suffix += '_';
+            suffix += key;
+            suffix += '_';
+            suffix += val;
+            continue;
+        }
         const double v = parse_option(*o, val, VMAF_CUDA_EINVAL);
         if (v == o->def) continue;
-        const char* key = o->alias ? o->alias : o->name;
         suffix += '_';
         suffix += key;
         if (o->type == OptType::boolean) continue;
@@ -274,6 +233,27 @@ std::string feature_key(std::string_view provided_name, const FeatureSpec& spec)
     }
     if (suffix.empty()) return std::string(provided_name);
     return std::string(feature_alias(provided_name)) + suffix;
+}
+
+std::string option_text(const FeatureSpec& spec, std::string_view option) {
+    const OptionInfo* o = find_option(spec.extractor, option);
+    if (!o)
+        throw Error(VMAF_CUDA_EINVAL, "feature extractor \"" + spec.extractor +
+                                          "\" has no option \"" + std::string(option) + "\"");
+    const auto it = spec.options.find(std::string(option));
+    if (it != spec.options.end()) return it->second;
+    if (o->type == OptType::text) return o->def_text ? o->def_text : "";
+    if (o->type == OptType::boolean) return o->def != 0 ? "true" : "false";
+    return format_g(o->def);
+}
+
+OutputDef make_output(std::string_view provided, const FeatureSpec& spec, bool late, bool delayed) {
+    OutputDef d;
+    d.key = feature_key(provided, spec);
+    d.name = std::string(feature_alias(d.key));
+    d.late = late;
+    d.delayed = delayed;
+    return d;
 }
 
 double option_value(const FeatureSpec& spec, std::string_view option) {
@@ -291,18 +271,19 @@ void set_option(FeatureSpec& spec, std::string_view option, std::string_view val
     if (!o)
         throw Error(status, "feature extractor \"" + spec.extractor + "\" has no option \"" +
                                 std::string(option) + "\"");
-    std::string v = normalize_value(value);
+    std::string v = o->type == OptType::text ? std::string(value) : normalize_value(value);
     // A value equal to the default changes nothing (libvmaf names and computes the
     // feature as without it): accepted for every option, and not stored, so that
     // `adm` and `adm:adm_enhn_gain_limit=100` are one extractor.
-    if (parse_option(*o, v, status) == o->def) {
+    if (o->type == OptType::text ? v == (o->def_text ? o->def_text : "")
+                                 : parse_option(*o, v, status) == o->def) {
         spec.options.erase(std::string(option));
         return;
     }
     if (!o->supported) {
         std::string list;
-        for (const OptionInfo& k : kOptions)
-            if (k.supported && spec.extractor == k.extractor) {
+        for (const OptionInfo& k : find_feature(spec.extractor)->options)
+            if (k.supported) {
                 if (!list.empty()) list += ", ";
                 list += k.name;
             }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
-// Session: backend accumulators -> feature values -> motion lookahead -> models -> rows.
+// Session: feature instances -> backend stages -> temporal steps -> models -> rows.
 
 #include "session.h"
 
@@ -8,7 +8,9 @@
 #include "pooling.h"
 #include "writers.h"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <optional>
 
@@ -42,7 +44,8 @@ void validate(const VmafCudaSettings& s) {
 }
 
 void validate_picture(const VmafCudaPicture& p, const char* which, const VmafCudaSettings& s) {
-    const std::ptrdiff_t row = std::ptrdiff_t(s.width) * (s.bpc > 8 ? 2 : 1);
+    const std::ptrdiff_t bps = s.bpc > 8 ? 2 : 1;
+    const std::ptrdiff_t row = std::ptrdiff_t(s.width) * bps;
     if (!p.luma) throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture has no luma plane");
     if (p.pitch < row)
         throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture pitch " +
@@ -54,9 +57,86 @@ void validate_picture(const VmafCudaPicture& p, const char* which, const VmafCud
                                           std::to_string(s.bpc) + "-bit samples");
     if (p.memory != VMAF_CUDA_MEMORY_HOST && p.memory != VMAF_CUDA_MEMORY_DEVICE)
         throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture memory kind is invalid");
+    if (p.chroma_step > 2)
+        throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture chroma_step " +
+                                          std::to_string(p.chroma_step) + " is not 0, 1 or 2");
+}
+
+unsigned chroma_code(VmafCudaChroma c) {
+    switch (c) {
+    case VMAF_CUDA_CHROMA_420: return 420;
+    case VMAF_CUDA_CHROMA_422: return 422;
+    case VMAF_CUDA_CHROMA_444: return 444;
+    case VMAF_CUDA_CHROMA_400: return 400;
+    }
+    throw Error(VMAF_CUDA_EINVAL, "unknown chroma subsampling " + std::to_string(int(c)));
+}
+
+/// Checks the chroma planes of a picture for features that read them.
+void validate_chroma(const VmafCudaPicture& p, const char* which, const VmafCudaSettings& s,
+                     const std::string& readers) {
+    const unsigned code = chroma_code(s.chroma);
+    if (code == 400) return;
+    if (!p.chroma[0] || !p.chroma[1])
+        throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture has no chroma planes, but " +
+                                          readers + " read(s) Cb and Cr: give chroma[0], chroma[1]");
+    const std::ptrdiff_t bps = s.bpc > 8 ? 2 : 1;
+    const unsigned step = p.chroma_step == 2 ? 2 : 1;
+    const std::ptrdiff_t row =
+        (std::ptrdiff_t(ref::yuv_chroma_width(s.width, code) - 1) * step + 1) * bps;
+    if (p.chroma_pitch < row)
+        throw Error(VMAF_CUDA_EINVAL, std::string(which) + " picture chroma_pitch " +
+                                          std::to_string(p.chroma_pitch) +
+                                          " is below one chroma row (" + std::to_string(row) +
+                                          " bytes)");
 }
 
 } // namespace
+
+/// A feature's series: `width` doubles per frame. Rows [0, keep) stay; with `trim`, rows
+/// older than `keep` behind the newest are dropped (the session keeps no history).
+class Session::SeriesStore final : public Series {
+public:
+    SeriesStore(unsigned width, unsigned keep, bool trim) : w_(width), keep_(keep), trim_(trim) {}
+    const double* at(std::size_t i) const override {
+        if (i < head_.size() / (w_ ? w_ : 1)) return head_.data() + i * w_;
+        if (i < base_ || i >= end())
+            throw Error(VMAF_CUDA_EINTERNAL, "series row " + std::to_string(i) + " is not kept");
+        return &tail_[(i - base_) * w_];
+    }
+    std::size_t end() const override { return base_ + tail_.size() / (w_ ? w_ : 1); }
+    void push(const double* row) {
+        if (!w_) return;
+        if (head_.size() < std::size_t(keep_) * w_ && tail_.empty()) {
+            head_.insert(head_.end(), row, row + w_);
+            base_ = head_.size() / w_;
+            return;
+        }
+        tail_.insert(tail_.end(), row, row + w_);
+        if (trim_)
+            while (tail_.size() / w_ > std::size_t(keep_) + 2) {
+                tail_.erase(tail_.begin(), tail_.begin() + w_);
+                ++base_;
+            }
+    }
+    void truncate(std::size_t n) {
+        if (!w_) return;
+        if (n < base_) {
+            tail_.clear();
+            head_.resize(std::min(head_.size(), n * w_));
+            base_ = head_.size() / w_;
+            return;
+        }
+        tail_.resize(std::min(tail_.size(), (n - base_) * w_));
+    }
+
+private:
+    unsigned w_, keep_;
+    bool trim_;
+    std::vector<double> head_;
+    std::deque<double> tail_;
+    std::size_t base_ = 0;
+};
 
 int Session::add_name(const std::string& name) {
     for (std::size_t i = 0; i < names_.size(); ++i)
@@ -67,6 +147,7 @@ int Session::add_name(const std::string& name) {
 
 Session::Session(const VmafCudaSettings& s) : settings_(s) {
     validate(s);
+    const Geometry geo{s.width, s.height, s.bpc, chroma_code(s.chroma)};
 
     // Models and the extractors they need; then the extra features asked for.
     if (!s.no_prediction) {
@@ -82,36 +163,36 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     if (extractors.empty())
         throw Error(VMAF_CUDA_EINVAL, "no_prediction without features: nothing to compute");
 
-    // Columns in libvmaf's feature collector order: what each extractor writes while
-    // extracting a frame (ADM's seven, motion's sad, VIF's four), in extractor order;
-    // then motion2 and motion3, which libvmaf writes one frame later; then the models.
-    bool motion = false;
-    std::string motion2_name, motion3_name;
+    // Instances (each checks its options and the frame size before the first frame).
+    std::vector<const FeatureInstance*> plan_list;
     for (const FeatureSpec& e : extractors) {
-        const auto outs = extractor_output_names(e);
-        const ExtractorKind kind = extractor_kind(e);
-        if (kind == ExtractorKind::adm) {
-            AdmSlot slot;
-            for (int k = 0; k < 7; ++k) slot.col[k] = add_name(outs[k]);
-            adm_slots_.push_back(slot);
-            plan_.adm.push_back(adm_options(e));
-        } else if (kind == ExtractorKind::vif) {
-            VifSlot slot;
-            for (int k = 0; k < 4; ++k) slot.col[k] = add_name(outs[k]);
-            vif_slots_.push_back(slot);
-            plan_.vif.push_back(vif_options(e));
-        } else if (!motion) {
-            motion = true;
-            col_sad_ = add_name(outs[0]);
-            motion2_name = outs[1];
-            motion3_name = outs[2];
+        const FeatureRecord* r = find_feature(e.extractor);
+        if (!r) extractor_features(e.extractor); // throws, naming the known extractors
+        features_.push_back(r->make(e, geo));
+        plan_list.push_back(features_.back().get());
+    }
+    plan_ = FramePlan(plan_list);
+
+    // Columns in libvmaf's feature collector order: what each extractor writes while
+    // extracting a frame, in extractor order; then the outputs libvmaf writes one frame
+    // later (motion2, motion3); then the models.
+    feature_slots_.resize(features_.size());
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t i = 0; i < features_.size(); ++i) {
+            const auto& outs = features_[i]->outputs();
+            FeatureSlot& fs = feature_slots_[i];
+            fs.cols.resize(outs.size(), -1);
+            for (std::size_t k = 0; k < outs.size(); ++k) {
+                if (outs[k].late != (pass == 1)) continue;
+                fs.cols[k] = add_name(outs[k].name);
+                if (outs[k].delayed) fs.has_delayed = true;
+            }
         }
+    for (const auto& f : features_) {
+        max_lookahead_ = std::max(max_lookahead_, f->max_lookahead());
+        series_.push_back(std::make_unique<SeriesStore>(
+            f->series_width(), f->series_keep(), !s.keep_history && !f->series_all()));
     }
-    if (motion) {
-        col_motion2_ = add_name(motion2_name);
-        col_motion3_ = add_name(motion3_name);
-    }
-    plan_.motion = motion;
     // Model columns: each model's score; a collection (vmaf_b_v0.6.3) then its members'
     // scores NAME_0001.. and NAME_bagging, _stddev, _ci_p95_lo, _ci_p95_hi, in libvmaf's
     // order (predict.c vmaf_bootstrap_predict_score_at_index).
@@ -123,16 +204,22 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
         names_.push_back(name);
         return int(names_.size() - 1);
     };
+    // Model inputs are looked up by feature-collector key (the raw name, or the
+    // option-suffixed alias).
+    std::vector<std::pair<std::string, int>> keys;
+    for (std::size_t i = 0; i < features_.size(); ++i)
+        for (std::size_t k = 0; k < features_[i]->outputs().size(); ++k)
+            keys.emplace_back(features_[i]->outputs()[k].key, feature_slots_[i].cols[k]);
     auto add_model_slot = [&](const Model& m) {
         ModelSlot ms;
         ms.model = &m;
-        for (const std::string& f : model_input_names(m)) {
+        for (const ModelFeature& f : m.features()) {
             int col = -1;
-            for (std::size_t i = 0; i < names_.size(); ++i)
-                if (names_[i] == f) col = int(i);
+            for (const auto& [key, c] : keys)
+                if (key == f.key || feature_alias(key) == f.log_name) col = c;
             if (col < 0)
-                throw Error(VMAF_CUDA_EMODEL, "model '" + m.name() + "' needs feature '" + f +
-                                                  "', which no extractor provides");
+                throw Error(VMAF_CUDA_EMODEL, "model '" + m.name() + "' needs feature '" +
+                                                  f.log_name + "', which no extractor provides");
             ms.cols.push_back(col);
         }
         ms.out_col = add_output(m.name());
@@ -151,11 +238,13 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
         bootstrap_slots_.push_back(bs);
     }
     for (const std::string& n : names_) name_ptrs_.push_back(n.c_str());
+    running_.resize(names_.size());
 
     BackendConfig bc;
     bc.width = s.width;
     bc.height = s.height;
     bc.bpc = s.bpc;
+    bc.chroma = geo.chroma;
     bc.n_subsample = s.n_subsample;
     bc.n_threads = s.n_threads < kMaxThreads ? s.n_threads : kMaxThreads;
     bc.frames_in_flight = s.frames_in_flight;
@@ -163,19 +252,29 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     bc.cuda_context = s.cuda_context;
     bc.cuda_stream = s.cuda_stream;
 #ifdef VMAF_CUDA_HAVE_CUDA
+    // Features without a GPU stage: backend=cuda refuses them, auto runs on the CPU.
+    std::string cpu_only;
+    for (const auto& f : features_)
+        if (!f->has_gpu()) {
+            cpu_only = f->gpu_refusal();
+            break;
+        }
     if (s.backend == VMAF_CUDA_BACKEND_CPU) {
         backend_ = make_cpu_backend(bc, plan_);
     } else {
         const CudaDeviceCheck chk = check_cuda_device(bc);
-        if (chk.result == CudaDeviceCheck::Result::ok) {
+        if (chk.result == CudaDeviceCheck::Result::ok && cpu_only.empty()) {
             backend_ = make_cuda_backend(bc, plan_);
         } else if (s.backend == VMAF_CUDA_BACKEND_CUDA) {
-            throw Error(VMAF_CUDA_ENODEV, "backend=cuda: " + chk.message);
+            throw Error(chk.result == CudaDeviceCheck::Result::ok ? VMAF_CUDA_EINVAL : VMAF_CUDA_ENODEV,
+                        "backend=cuda: " + (chk.result == CudaDeviceCheck::Result::ok ? cpu_only : chk.message));
         } else {
             // auto: the CPU backend gives the same numbers; say why once when a device
             // is there but cannot run the kernels (no device at all is the plain case).
             if (chk.result == CudaDeviceCheck::Result::cannot_run)
                 warning_ = "backend=auto: " + chk.message + "; scoring on the CPU backend instead";
+            else if (chk.result == CudaDeviceCheck::Result::ok)
+                warning_ = "backend=auto: " + cpu_only + "; scoring on the CPU backend instead";
             backend_ = make_cpu_backend(bc, plan_);
         }
     }
@@ -198,6 +297,16 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
     if (flushed_) throw Error(VMAF_CUDA_ESTATE, "send after flush");
     validate_picture(ref, "reference", settings_);
     validate_picture(dist, "distorted", settings_);
+    if (plan_.chroma) {
+        std::string readers;
+        for (const auto& f : features_)
+            if (f->reads_chroma()) {
+                const std::string& n = f->outputs().empty() ? std::string() : f->outputs()[0].name;
+                readers += (readers.empty() ? "" : ", ") + n;
+            }
+        validate_chroma(ref, "reference", settings_, readers);
+        validate_chroma(dist, "distorted", settings_, readers);
+    }
     backend_->submit(sent_, ref, dist);
     ++sent_;
     // Keep the pipeline bounded: collect what is finished; block only when too far ahead.
@@ -206,65 +315,79 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
 }
 
 void Session::collect(bool wait) {
-    FrameAccum fa;
+    FrameResult fr;
     bool first = true;
-    while (backend_->retrieve(fa, wait && first)) {
+    while (backend_->retrieve(fr, wait && first)) {
         first = false;
-        on_accum(std::move(fa));
+        on_result(std::move(fr));
     }
 }
 
-void Session::on_accum(FrameAccum&& fa) {
-    const unsigned w = settings_.width, h = settings_.height;
+void Session::on_result(FrameResult&& fr) {
+    if (fr.index != computed_) throw Error(VMAF_CUDA_EINTERNAL, "frames out of order");
     ++computed_;
     FrameRow row;
-    row.index = fa.index;
+    row.index = fr.index;
     row.values.assign(names_.size(), kNaN);
-    if (fa.scored) {
-        for (std::size_t i = 0; i < adm_slots_.size(); ++i) {
-            const ref::AdmScores a = ref::adm_finish(fa.adm[i], plan_.adm[i], w, h);
-            const double v[7] = {a.adm2, a.aim, a.adm3, a.scale[0], a.scale[1], a.scale[2], a.scale[3]};
-            for (int k = 0; k < 7; ++k) row.values[adm_slots_[i].col[k]] = v[k];
+    for (std::size_t i = 0; i < features_.size(); ++i) {
+        if (plan_.runs(i, fr.scored)) {
+            const auto& outs = features_[i]->outputs();
+            for (std::size_t k = 0; k < outs.size(); ++k)
+                if (!outs[k].delayed) row.values[feature_slots_[i].cols[k]] = fr.values[plan_.out_offset[i] + k];
         }
-        for (std::size_t i = 0; i < vif_slots_.size(); ++i) {
-            const ref::VifScores v = ref::vif_finish(fa.vif[i], plan_.vif[i]);
-            for (int k = 0; k < 4; ++k) row.values[vif_slots_[i].col[k]] = v.scale[k];
-        }
+        series_[i]->push(fr.series.data() + plan_.series_offset[i]);
     }
-    if (plan_.motion) {
-        const double sad = fa.index == 0 ? 0.0 : ref::motion_sad_finish(fa.sad, w, h);
-        if (sad_.size() != fa.index) throw Error(VMAF_CUDA_EINTERNAL, "frames out of order");
-        sad_.push_back(sad);
-        row.values[col_sad_] = sad;
-    }
-    waiting_.push_back(std::move(row));
-    // A frame is final once the next frame's SAD is known (motion2 = min of the two).
-    if (!plan_.motion) {
-        finalize(fa.index);
-    } else if (fa.index > 0) {
-        finalize(fa.index - 1);
+    if (fr.scored) waiting_.push_back(std::move(row));
+    finalize_ready();
+}
+
+bool Session::ready(unsigned index) const {
+    if (flushed_) return true;
+    for (const auto& f : features_)
+        if (std::size_t(index) + f->lookahead(index) >= computed_) return false;
+    return true;
+}
+
+void Session::finalize_ready() {
+    while (!waiting_.empty() && ready(waiting_.front().index)) {
+        FrameRow row = std::move(waiting_.front());
+        waiting_.pop_front();
+        finish_row(row, flushed_ ? sent_ : computed_);
+        keep_row(std::move(row));
     }
 }
 
-void Session::finalize(unsigned index) {
-    if (waiting_.empty() || waiting_.front().index != index)
-        throw Error(VMAF_CUDA_EINTERNAL, "motion lookahead out of order");
-    FrameRow row = std::move(waiting_.front());
-    waiting_.pop_front();
-    const bool scored = settings_.n_subsample <= 1 || index % settings_.n_subsample == 0;
-    if (!scored) return;
-    finish_row(row, index + 1 < sad_.size());
-    rows_.push_back(std::move(row));
+void Session::keep_row(FrameRow&& row) {
+    scored_frames_.push_back(row.index);
+    if (settings_.keep_history) {
+        rows_.push_back(std::move(row));
+        return;
+    }
+    // No history: running pools in frame order (the same sums libvmaf's pooling makes).
+    for (std::size_t c = 0; c < names_.size(); ++c) {
+        const double v = row.values[c];
+        Running& r = running_[c];
+        if (running_count_ == 0) r.min = r.max = v;
+        r.sum += v;
+        r.inv += 1. / (v + 1.);
+        if (v < r.min) r.min = v;
+        if (v > r.max) r.max = v;
+    }
+    ++running_count_;
+    scored_frames_.clear(); // aggregates need history
+    undelivered_.push_back(std::move(row));
 }
 
-void Session::finish_row(FrameRow& row, bool has_next) {
+void Session::finish_row(FrameRow& row, std::size_t n) {
     const unsigned index = row.index;
-    if (plan_.motion) {
-        std::optional<double> next;
-        if (has_next) next = sad_[index + 1];
-        const double m2 = ref::motion2_score(index, sad_[index], next);
-        row.values[col_motion2_] = m2;
-        row.values[col_motion3_] = ref::motion3_score(index, m2, next);
+    std::vector<double> tmp;
+    for (std::size_t i = 0; i < features_.size(); ++i) {
+        if (!feature_slots_[i].has_delayed) continue;
+        const auto& outs = features_[i]->outputs();
+        tmp.assign(outs.size(), kNaN);
+        features_[i]->delayed(index, *series_[i], n, tmp.data());
+        for (std::size_t k = 0; k < outs.size(); ++k)
+            if (outs[k].delayed) row.values[feature_slots_[i].cols[k]] = tmp[k];
     }
     std::vector<double> in;
     for (const ModelSlot& ms : model_slots_) {
@@ -294,25 +417,39 @@ void Session::finish_row(FrameRow& row, bool has_next) {
 void Session::truncate(unsigned frames) {
     if (!flushed_) throw Error(VMAF_CUDA_ESTATE, "truncate before flush");
     if (frames >= sent_) return;
+    if (!settings_.keep_history)
+        throw Error(VMAF_CUDA_ESTATE, "truncate needs the frame history (keep_history=1)");
     while (!rows_.empty() && rows_.back().index >= frames) rows_.pop_back();
+    while (!scored_frames_.empty() && scored_frames_.back() >= frames) scored_frames_.pop_back();
     if (delivered_ > rows_.size()) delivered_ = rows_.size();
-    if (sad_.size() > frames) sad_.resize(frames);
+    for (auto& st : series_) st->truncate(frames);
     sent_ = frames;
-    // The new last frame has no successor: its motion (and so its model scores) are
-    // those libvmaf computes for the last frame of a stream.
-    if (frames && !rows_.empty() && rows_.back().index == frames - 1)
-        finish_row(rows_.back(), false);
+    // Frames whose lookahead reached past the new end: their temporal outputs (and so
+    // their model scores) are those libvmaf computes near the end of a stream.
+    for (auto it = rows_.rbegin(); it != rows_.rend(); ++it) {
+        if (std::size_t(it->index) + max_lookahead_ < frames) break;
+        finish_row(*it, frames);
+    }
 }
 
 int Session::receive(VmafCudaFrameScores& out) {
-    if (delivered_ >= rows_.size()) collect(false);
-    if (delivered_ >= rows_.size()) {
+    auto available = [&] {
+        return settings_.keep_history ? delivered_ < rows_.size() : !undelivered_.empty();
+    };
+    if (!available()) collect(false);
+    if (!available()) {
         if (flushed_) return VMAF_CUDA_EOF;
         return VMAF_CUDA_EAGAIN;
     }
-    const FrameRow& r = rows_[delivered_++];
-    receive_values_ = r.values;
-    out.index = r.index;
+    if (settings_.keep_history) {
+        receive_values_ = rows_[delivered_].values;
+        out.index = rows_[delivered_].index;
+        ++delivered_;
+    } else {
+        receive_values_ = std::move(undelivered_.front().values);
+        out.index = undelivered_.front().index;
+        undelivered_.pop_front();
+    }
     out.count = unsigned(names_.size());
     out.names = name_ptrs_.data();
     out.values = receive_values_.data();
@@ -322,8 +459,8 @@ int Session::receive(VmafCudaFrameScores& out) {
 void Session::flush() {
     if (flushed_) return;
     while (backend_->pending() > 0) collect(true);
-    if (!waiting_.empty()) finalize(waiting_.front().index);
     flushed_ = true;
+    finalize_ready();
 }
 
 double Session::pooled(const std::string& name, int method) const {
@@ -331,6 +468,19 @@ double Session::pooled(const std::string& name, int method) const {
     for (std::size_t i = 0; i < names_.size(); ++i)
         if (names_[i] == name) col = int(i);
     if (col < 0) throw Error(VMAF_CUDA_EINVAL, "no feature or model named '" + name + "'");
+    if (!settings_.keep_history) {
+        if (running_count_ == 0) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
+        const Running& r = running_[col];
+        switch (method) {
+        case VMAF_CUDA_POOL_MEAN: return r.sum / running_count_;
+        case VMAF_CUDA_POOL_HARMONIC_MEAN: return running_count_ / r.inv - 1.0;
+        case VMAF_CUDA_POOL_MIN: return r.min;
+        case VMAF_CUDA_POOL_MAX: return r.max;
+        default:
+            throw Error(VMAF_CUDA_ESTATE, "pooling method " + std::to_string(method) +
+                                              " needs the frame history (keep_history=1)");
+        }
+    }
     if (rows_.empty()) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
     std::vector<double> v;
     v.reserve(rows_.size());
@@ -339,6 +489,8 @@ double Session::pooled(const std::string& name, int method) const {
 }
 
 void Session::write_log(const std::string& path, int fmt, int precision, double fps) const {
+    if (!settings_.keep_history)
+        throw Error(VMAF_CUDA_ESTATE, "a log needs the frame history (keep_history=1)");
     LogTable t;
     t.width = settings_.width;
     t.height = settings_.height;
@@ -354,7 +506,23 @@ void Session::write_log(const std::string& path, int fmt, int precision, double 
             for (int m = 0; m < 4; ++m) col.pooled[m] = pool(col.values, m);
         t.columns.push_back(std::move(col));
     }
+    if (!rows_.empty())
+        for (std::size_t i = 0; i < features_.size(); ++i)
+            for (auto& a : features_[i]->aggregate(scored_frames_, *series_[i])) t.aggregate.push_back(a);
     write_log_file(path, static_cast<LogFormat>(fmt), t);
+}
+
+FramePlan::FramePlan(std::vector<const FeatureInstance*> f) : features(std::move(f)) {
+    for (const FeatureInstance* x : features) {
+        out_offset.push_back(n_values);
+        series_offset.push_back(n_series);
+        n_values += x->outputs().size();
+        n_series += x->series_width();
+        chroma = chroma || x->reads_chroma();
+        history = std::max(history, x->history());
+        dist_history = std::max(dist_history, x->dist_history());
+        dist_every_frame = dist_every_frame || (x->temporal() && x->reads_dist_every_frame());
+    }
 }
 
 } // namespace vmaf_cuda::engine

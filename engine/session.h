@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file session.h
-/// The engine behind the C API: one distorted/reference stream pair. Owns the backend
-/// (CPU or CUDA), turns its integer accumulators into feature values with the
-/// reference's finish code, applies motion's one-frame lookahead, runs the models,
-/// keeps every scored frame for pooling and the log.
+/// The engine behind the C API: one distorted/reference stream pair. Plans the feature
+/// instances (feature.h) the models and the features string ask for, owns the backend
+/// (CPU or CUDA) that runs their stages, applies their temporal steps once the lookahead
+/// frames are there, runs the models, keeps the scored frames for pooling and the log.
 
 #include "backend.h"
+#include "feature.h"
 #include "model.h"
 #include "vmaf_cuda.h"
 
@@ -25,7 +26,7 @@ struct FrameRow {
 
 class Session {
 public:
-    /// Validates settings, loads models, picks and opens the backend.
+    /// Validates settings, loads models, plans the features, picks and opens the backend.
     /// Throws engine::Error (EINVAL, EMODEL, ENODEV, ECUDA).
     explicit Session(const VmafCudaSettings& s);
     ~Session();
@@ -39,8 +40,7 @@ public:
     /// Frames, from the first, whose pictures the backend no longer reads.
     unsigned pictures_released() const {
         if (flushed_) return sent_;
-        if (!plan_.motion) return computed_;
-        return computed_ ? computed_ - 1 : 0;  // the next frame's motion reads this reference
+        return computed_ > plan_.history ? computed_ - plan_.history : 0;
     }
     double pooled(const std::string& name, int method) const;
     void write_log(const std::string& path, int fmt, int precision, double fps) const;
@@ -50,43 +50,57 @@ public:
     const std::string& warning() const { return warning_; }
     const std::vector<std::string>& names() const { return names_; }
     const std::vector<Model>& models() const { return models_; }
+    /// Frames after frame i that must be sent (or the stream flushed) before frame i's
+    /// scores are final: the largest lookahead of the features (1 with motion, 2 with
+    /// motion's five-frame window, 0 without temporal features).
+    unsigned lookahead() const { return max_lookahead_; }
 
 private:
-    struct AdmSlot { std::string suffix; int col[7]; }; // adm2, aim, adm3, scale0..3
-    struct VifSlot { std::string suffix; int col[4]; };
     struct ModelSlot { const Model* model; std::vector<int> cols; int out_col; };
     /// A collection's members are model_slots_[first .. first + count); col: the bagging,
     /// stddev, ci_p95_lo, ci_p95_hi columns.
     struct BootstrapSlot { std::size_t first = 0, count = 0; int col[4] = {}; };
+    /// Per feature: the column of each output.
+    struct FeatureSlot { std::vector<int> cols; bool has_delayed = false; };
+    class SeriesStore;
 
     int add_name(const std::string& name);
     void collect(bool wait);
-    void on_accum(FrameAccum&& fa);
-    void finalize(unsigned index);
-    void finish_row(FrameRow& row, bool has_next);
+    void on_result(FrameResult&& fr);
+    void finalize_ready();
+    void finish_row(FrameRow& row, std::size_t n);
+    void keep_row(FrameRow&& row);
+    bool ready(unsigned index) const;
 
     VmafCudaSettings settings_;
     std::vector<Model> models_;
-    ExtractorPlan plan_;
-    std::vector<AdmSlot> adm_slots_;
-    std::vector<VifSlot> vif_slots_;
+    std::vector<std::unique_ptr<FeatureInstance>> features_;
+    FramePlan plan_;
+    std::vector<FeatureSlot> feature_slots_;
     std::vector<ModelSlot> model_slots_;       ///< every model, collection members included
     std::vector<BootstrapSlot> bootstrap_slots_;
-    int col_sad_ = -1, col_motion2_ = -1, col_motion3_ = -1;
+    std::vector<std::unique_ptr<SeriesStore>> series_;
+    unsigned max_lookahead_ = 0;
     std::vector<std::string> names_;
     std::string warning_;
     std::vector<const char*> name_ptrs_;
     std::unique_ptr<Backend> backend_;
 
     unsigned sent_ = 0;
-    unsigned computed_ = 0;              ///< frames whose accumulators came back
+    unsigned computed_ = 0;              ///< frames whose results came back
     unsigned in_flight_ = 4;             ///< frames submitted ahead of collection
     bool flushed_ = false;
-    std::vector<double> sad_;            ///< motion SAD score of every frame received
-    std::deque<FrameRow> waiting_;       ///< frames with features, waiting for motion lookahead
-    std::vector<FrameRow> rows_;         ///< final scored frames, in index order
+    bool chroma_checked_ = false;
+    std::deque<FrameRow> waiting_;       ///< frames with results, waiting for lookahead
+    std::vector<FrameRow> rows_;         ///< final scored frames, in index order (history)
+    std::deque<FrameRow> undelivered_;   ///< without history: final rows not yet received
     std::size_t delivered_ = 0;
     std::vector<double> receive_values_; ///< storage behind the last receive()
+    /// Without history: running pools per column (sum, 1/(v+1) sum, min, max) in frame order.
+    struct Running { double sum = 0, inv = 0, min = 0, max = 0; };
+    std::vector<Running> running_;
+    unsigned running_count_ = 0;
+    std::vector<unsigned> scored_frames_; ///< indices of the final scored frames (aggregates)
 };
 
 } // namespace vmaf_cuda::engine
