@@ -684,6 +684,7 @@ static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, int which,
         av_log(ctx, AV_LOG_ERROR, "frame without a luma plane\n");
         return AVERROR(EINVAL);
     }
+    memset(pic, 0, sizeof(*pic));
     pic->luma = frame->data[0];
     pic->pitch = frame->linesize[0];
     pic->shift = which ? s->ref_shift : s->shift;
