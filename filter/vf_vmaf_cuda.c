@@ -6,7 +6,8 @@
  * libvmaf v3.2.0.
  *
  * Inputs are CUDA frames (e.g. NVDEC output, read in place on the GPU) or software
- * frames (uploaded by the library on its CUDA backend, or read by its CPU backend).
+ * frames (uploaded by the library on its CUDA backend, or read by its CPU backend);
+ * each frame's luma and chroma planes are passed as they lie (vmaf_cuda_picture.c).
  * The output is the main stream, unchanged, with per-frame metadata:
  *   lavfi.vmaf.score                 score of the first model
  *   lavfi.vmaf.score.<model>         score of every model, when there are several
