@@ -61,6 +61,7 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
+#include "vmaf_cuda_live.h"
 #include "vmaf_cuda_pairing.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
@@ -95,6 +96,9 @@ typedef struct VmafCudaContext {
     int precision;
     int backend;
     int cuda_device;
+    char *window;                /**< live QA (vmaf_cuda_live.h): window=, window_log=, sei= */
+    int window_log;
+    int sei;
 
     /* state */
     VmafCudaSession *session;
@@ -120,6 +124,9 @@ typedef struct VmafCudaContext {
     int64_t t_flush;
     int flushed;
     int eof_done;
+    int ndjson;                  /**< log_fmt=ndjson: log_path is the streaming log */
+    int keep_history;            /**< the session keeps every frame (settings.keep_history) */
+    VmafCudaLive *live;          /**< windows, NDJSON, SEI; NULL when none is asked for */
 } VmafCudaContext;
 
 #define OFFSET(x) offsetof(VmafCudaContext, x)
@@ -132,9 +139,9 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "log_path", "file to write the libvmaf-format log to",
       OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
-    { "log_fmt", "log format: xml, json, csv or sub",
+    { "log_fmt", "log format: xml, json, csv, sub, or ndjson (a line per frame as it is scored)",
       OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
-    { "pool", "pooling of the printed score: mean, harmonic_mean, min or max",
+    { "pool", "pooling of the printed score: mean, harmonic_mean, min, max, perc1, perc5, perc10",
       OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "n_threads", "worker threads of the CPU backend (0: one)",
       OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
@@ -156,6 +163,12 @@ static const AVOption vmaf_cuda_options[] = {
     { "cuda_device", "CUDA device ordinal for software frames (-1: device 0); CUDA frames are "
       "scored on their own device, and naming another one is an error",
       OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, INT_MAX, FLAGS },
+    { "window", "rolling window of the lavfi.vmaf.window.* metadata: N frames, or a duration (2s, 500ms)",
+      OFFSET(window), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "window_log", "with log_fmt=ndjson: a window line every N scored frames (0: none)",
+      OFFSET(window_log), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { "sei", "attach each frame's scores as SEI user data unregistered side data",
+      OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
 };
 
@@ -163,6 +176,7 @@ FRAMESYNC_DEFINE_CLASS(vmaf_cuda, VmafCudaContext, fs);
 
 static int on_event(FFFrameSync *fs);
 static int finish(AVFilterContext *ctx);
+static int open_live(AVFilterContext *ctx, AVFilterLink *outlink);
 
 static int status_to_averror(int status)
 {
@@ -273,33 +287,52 @@ static av_cold int init(AVFilterContext *ctx)
     VmafCudaContext *s = ctx->priv;
     const char *fmt = s->log_fmt ? s->log_fmt : "xml";
     const char *pool = s->pool ? s->pool : "mean";
+    size_t win_frames;
+    double win_seconds;
+    int pool_method;
 
     if (!strcmp(fmt, "xml"))       s->log_format = VMAF_CUDA_LOG_XML;
     else if (!strcmp(fmt, "json")) s->log_format = VMAF_CUDA_LOG_JSON;
     else if (!strcmp(fmt, "csv"))  s->log_format = VMAF_CUDA_LOG_CSV;
     else if (!strcmp(fmt, "sub"))  s->log_format = VMAF_CUDA_LOG_SUB;
+    else if (!strcmp(fmt, "ndjson")) s->ndjson = 1;
     else {
-        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub\n", fmt);
+        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub, ndjson\n", fmt);
         return AVERROR(EINVAL);
     }
 
-    if (!strcmp(pool, "mean"))               s->pool_method = VMAF_CUDA_POOL_MEAN;
-    else if (!strcmp(pool, "harmonic_mean")) s->pool_method = VMAF_CUDA_POOL_HARMONIC_MEAN;
-    else if (!strcmp(pool, "min"))           s->pool_method = VMAF_CUDA_POOL_MIN;
-    else if (!strcmp(pool, "max"))           s->pool_method = VMAF_CUDA_POOL_MAX;
-    else {
-        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of mean, harmonic_mean, min, max\n", pool);
+    if ((pool_method = vmaf_live_parse_pool(pool)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of " VMAF_LIVE_POOL_NAMES "\n", pool);
         return AVERROR(EINVAL);
     }
+    s->pool_method = pool_method;
+    if (s->window && vmaf_live_parse_window(s->window, &win_frames, &win_seconds) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "window '%s' is neither a number of frames (window=50) nor "
+               "a duration (window=2s, window=500ms)\n", s->window);
+        return AVERROR(EINVAL);
+    }
+    if (s->window_log && (!s->window || !s->ndjson || !s->log_path)) {
+        av_log(ctx, AV_LOG_ERROR, "window_log=%d writes window lines into the NDJSON log: it "
+               "needs window=, log_fmt=ndjson and log_path\n", s->window_log);
+        return AVERROR(EINVAL);
+    }
+    if (s->ndjson && !s->log_path) {
+        av_log(ctx, AV_LOG_ERROR, "log_fmt=ndjson needs log_path (a file, a named pipe, or "
+               "pipe:1 / - for stdout)\n");
+        return AVERROR(EINVAL);
+    }
+    /* per-frame history only for what needs the whole stream (settings.keep_history) */
+    s->keep_history = (s->log_path && !s->ndjson) || vmaf_live_pool_percentile(s->pool_method);
 
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
     }
 
-    if (s->log_path) {
-        /* the log is written at the end: find out now when it cannot be, leaving no
-         * file behind (the library writes a temporary file and renames it) */
+    if (s->log_path && !(s->ndjson && vmaf_cuda_live_path_is_stream(s->log_path))) {
+        /* the log is written at the end (NDJSON: at the first scored frame): find out
+         * now when it cannot be, leaving no file behind (the library writes a temporary
+         * file and renames it) */
         int existed = !access(s->log_path, F_OK);
         FILE *f = fopen(s->log_path, "a");
         if (!f) {
@@ -454,6 +487,7 @@ static int open_session(AVFilterContext *ctx)
     st.n_subsample = s->n_subsample;
     st.n_threads = s->n_threads;
     st.cuda_device = s->cuda_device;
+    st.keep_history = s->keep_history;
 
     if (s->hw_frames) {
 #if CONFIG_CUDA
@@ -527,6 +561,8 @@ static int config_output(AVFilterLink *outlink)
         return ret;
     if (!s->session && (ret = open_session(ctx)) < 0)
         return ret;
+    if (!s->live && (ret = open_live(ctx, outlink)) < 0)
+        return ret;
     return 0;
 }
 
@@ -559,6 +595,60 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
     }
 }
 
+/* ---- live QA (vmaf_cuda_live.h): rolling windows, NDJSON log, SEI ------------------- */
+
+/** Creates the live state when window=, log_fmt=ndjson or sei=1 asks for it. */
+static int open_live(AVFilterContext *ctx, AVFilterLink *outlink)
+{
+    VmafCudaContext *s = ctx->priv;
+    FilterLink *ol = ff_filter_link(outlink);
+    const char *names[64];
+    VmafCudaLiveConfig cfg = {
+        .window = s->window, .window_log = s->window_log, .sei = s->sei,
+        .ndjson_path = s->ndjson ? s->log_path : NULL, .precision = s->precision,
+        .pool = s->pool_method, .tb_num = outlink->time_base.num,
+        .tb_den = outlink->time_base.den, .fr_num = ol->frame_rate.num,
+        .fr_den = ol->frame_rate.den, .model_names = names,
+        .nb_models = FFMIN(s->nb_models, FF_ARRAY_ELEMS(names)),
+    };
+    char err[512] = "";
+
+    if (!s->window && !s->ndjson && !s->sei)
+        return 0;
+    for (unsigned i = 0; i < cfg.nb_models; i++)
+        names[i] = vmaf_cuda_model_name(s->session, i);
+    if (vmaf_cuda_live_open(&s->live, &cfg, err, sizeof(err)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "%s\n", err);
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+/** lavfi.vmaf.window.* metadata, the NDJSON line(s) and the SEI side data of a frame. */
+static int live_attach(AVFilterContext *ctx, AVFrame *frame, const VmafCudaFrameScores *fs)
+{
+    VmafCudaContext *s = ctx->priv;
+    VmafCudaLiveFrame lf;
+    int ret = vmaf_cuda_live_frame(s->live, fs, frame->pts, frame->pts != AV_NOPTS_VALUE, &lf);
+
+    if (ret == VMAF_LIVE_EOUTPUT) {
+        /* the stream goes on without its log (e.g. the reader of a pipe went away) */
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
+    } else if (ret < 0) {
+        av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(s->live));
+        return AVERROR(ENOMEM);
+    }
+    for (size_t i = 0; i < lf.nb_meta; i++)
+        av_dict_set(&frame->metadata, lf.meta_keys[i], lf.meta_values[i], 0);
+    if (lf.sei) {
+        AVFrameSideData *sd = av_frame_new_side_data(frame, AV_FRAME_DATA_SEI_UNREGISTERED,
+                                                     lf.sei_size);
+        if (!sd)
+            return AVERROR(ENOMEM);
+        memcpy(sd->data, lf.sei, lf.sei_size);
+    }
+    return 0;
+}
 
 static void free_pending(PendingFrame *p)
 {
@@ -618,6 +708,10 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     free_pending(&p);
     if (scores)
         attach_scores(s, out, scores);
+    if (scores && s->live && (ret = live_attach(ctx, out, scores)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
     if ((ret = av_fifo_write(s->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
         return ret;
@@ -839,7 +933,16 @@ static void write_results(AVFilterContext *ctx)
         /* the output was closed early (-frames:v N): log and pool what went out */
         av_log(ctx, AV_LOG_VERBOSE, "%"PRId64" of the %"PRId64" frames sent were output: "
                "the log and the score cover those\n", output, s->nb_sent);
-        if ((st = vmaf_cuda_truncate(s->session, (unsigned)output)) < 0) {
+        st = vmaf_cuda_truncate(s->session, (unsigned)output);
+        if (st == VMAF_CUDA_ESTATE && !s->keep_history) {
+            /* no history (no whole-stream log, no percentile pool): the session cannot
+             * drop the frames that were not output */
+            av_log(ctx, AV_LOG_WARNING, "the VMAF score covers all %"PRId64" frames scored, "
+                   "%"PRId64" more than were output (without a whole-stream log the session "
+                   "keeps no per-frame history to drop them from)\n", s->nb_sent,
+                   s->nb_sent - output);
+            output = s->nb_sent;
+        } else if (st < 0) {
             session_error(ctx, "vmaf_cuda_truncate", st);
             return;
         }
@@ -849,7 +952,9 @@ static void write_results(AVFilterContext *ctx)
                "score\n", s->log_path ? " file" : "");
         return;
     }
-    if (s->log_path) {
+    if (s->live && vmaf_cuda_live_finish(s->live, s->session, (uint64_t)output) < 0)
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
+    if (s->log_path && !s->ndjson) {
         double secs = (s->t_flush - s->t_first_send) / 1e6;
         double fps = secs > 0 ? s->nb_sent / secs : NAN;
         st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
@@ -924,6 +1029,8 @@ static av_cold void uninit(AVFilterContext *ctx)
                s->log_path ? " file" : "");
 
     ff_framesync_uninit(&s->fs);
+    vmaf_cuda_live_close(s->live);
+    s->live = NULL;
     vmaf_cuda_close(s->session);
     s->session = NULL;
     while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)

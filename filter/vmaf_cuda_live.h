@@ -164,6 +164,11 @@ typedef struct VmafCudaLiveConfig {
 
 typedef struct VmafCudaLive VmafCudaLive;
 
+/** Whether an NDJSON log_path is a stream rather than a regular file: "-", "pipe:",
+ *  "pipe:N" (file descriptor N) or an existing named pipe (opening it for writing would
+ *  wait for a reader, so the filter does not probe it at init). */
+int vmaf_cuda_live_path_is_stream(const char *path);
+
 /** What one scored frame carries: metadata pairs and the SEI payload (UUID + JSON). */
 typedef struct VmafCudaLiveFrame {
     size_t nb_meta;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #define NB_STATS_MAX 6
 
@@ -211,6 +212,17 @@ static int first_frame(VmafCudaLive *l, const VmafCudaFrameScores *fs)
             if (l->model_col[m] < 0 && !strcmp(fs->names[i], l->model_names[m]))
                 l->model_col[m] = (int)i;
     return l->windowed ? make_meta(l) : 0;
+}
+
+int vmaf_cuda_live_path_is_stream(const char *path)
+{
+    struct stat st;
+
+    if (!path)
+        return 0;
+    if (!strcmp(path, "-") || !strncmp(path, "pipe:", 5))
+        return 1;
+    return !stat(path, &st) && S_ISFIFO(st.st_mode);
 }
 
 static int open_output(VmafCudaLive *l)
