@@ -50,7 +50,9 @@ done
 copy_filter_files() {
     local pair from to
     for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/vmaf_cuda_pairing.c:vmaf_cuda_pairing.c" \
-                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/compat.h:vf_vmaf_cuda_compat.h"; do
+                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/vmaf_cuda_live.c:vmaf_cuda_live.c" \
+                "filter/vmaf_cuda_live_log.c:vmaf_cuda_live_log.c" "filter/vmaf_cuda_live.h:vmaf_cuda_live.h" \
+                "filter/compat.h:vf_vmaf_cuda_compat.h"; do
         from="$repo_root/${pair%%:*}"
         to="$src/libavfilter/${pair#*:}"
         [ -f "$from" ] || die "missing $from"
