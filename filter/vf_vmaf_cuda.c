@@ -521,6 +521,9 @@ static int open_session(AVFilterContext *ctx)
         return status_to_averror(ret);
     }
     s->nb_models = vmaf_cuda_model_count(s->session);
+    av_log(ctx, AV_LOG_VERBOSE, "per-frame history: %s\n", s->keep_history ?
+           "kept (a whole-stream log or a percentile pool needs it)" :
+           "not kept (memory stays flat over the stream)");
     if (*vmaf_cuda_open_warning(s->session))
         av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
     av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s; "
