@@ -253,7 +253,7 @@ def t_ndjson_fifo(r):
 
 def t_ndjson_stdout(r):
     out = []
-    for path in ("pipe:1", "-"):
+    for path in ("pipe\\\\:1", "-"):   # the colon escaped for the graph and the option level
         meta = r.tmp("ndjson_stdout.meta")
         graph = ("[0:v]trim=end_frame=12[d];[1:v]trim=end_frame=12[f];[d][f]vmaf_cuda=backend=cpu:"
                  "log_fmt=ndjson:log_path=%s:precision=max,metadata=print:file=%s" % (path, meta))
