@@ -181,6 +181,36 @@ TEST_CASE("windows: NaN is ignored by min and max, makes the means NaN", "[api][
     CHECK(vmaf_live_window_init(&e, 0, 0, 0) < 0);
 }
 
+TEST_CASE("windows: memory bounded by the window over a million frames", "[api][live]") {
+    // the filter's memory over a long stream: rings, deques, treap nodes and partials
+    // reach their size in the first window and stay there
+    for (const bool frames : {true, false}) {
+        VmafLiveWindow w;
+        REQUIRE(vmaf_live_window_init(&w, frames ? 50 : 0, frames ? 0 : 2 * 25, 5) == 0);
+        std::mt19937_64 rng(9);
+        std::uniform_real_distribution<double> u(0, 100);
+        std::size_t caps[5] = {};
+        for (std::int64_t i = 0; i < 1000000; ++i) {
+            const double x = i % 1000 < 500 ? u(rng) : 100.0 - double(i % 1000) / 10;  // noise, ramps
+            REQUIRE(vmaf_live_window_push(&w, i, x) == 0);
+            if (i == 10000) {
+                const std::size_t c[5] = {w.values.cap, w.min_dq.cap, w.max_dq.cap, w.nodes_cap, w.sum.cap};
+                std::copy(c, c + 5, caps);
+            }
+        }
+        CHECK(w.values.count == 50);
+        CHECK(w.values.cap == caps[0]);
+        CHECK(w.min_dq.cap == caps[1]);
+        CHECK(w.max_dq.cap == caps[2]);
+        CHECK(w.nodes_cap == caps[3]);
+        CHECK(w.sum.cap == caps[4]);
+        CHECK(w.values.cap <= 128);
+        CHECK(w.nodes_cap <= 128);
+        CHECK(w.sum.cap <= 64);
+        vmaf_live_window_free(&w);
+    }
+}
+
 TEST_CASE("window= and pool= parsing", "[api][live]") {
     std::size_t frames;
     double secs;
