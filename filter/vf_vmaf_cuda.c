@@ -11,7 +11,10 @@
  *   lavfi.vmaf.score                 score of the first model
  *   lavfi.vmaf.score.<model>         score of every model, when there are several
  *   lavfi.vmaf.<feature>             every feature the library returns
- * each printed with "%.17g", so parsing it gives the exact double.
+ *   lavfi.vmaf.window.*              with window=: the trailing window's pooled values
+ * each printed with "%.17g", so parsing it gives the exact double. Live QA (window=,
+ * log_fmt=ndjson, sei=1) is in vmaf_cuda_live.[ch] and vmaf_cuda_live_log.c; this file
+ * only moves its results onto the frames (open_live, live_attach).
  *
  * A frame's scores need the next frame (motion looks one frame ahead), so output
  * frames wait in a queue until the library returns their scores (frames that
