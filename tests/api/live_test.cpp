@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -267,10 +268,14 @@ TEST_CASE("NDJSON numbers: the JSON log's format, null for non-finite", "[api][l
 }
 
 TEST_CASE("live state: window metadata, NDJSON lines, SEI payload", "[api][live]") {
-    char path[] = "/tmp/vmaf_cuda_live_testXXXXXX";
-    const int fd = mkstemp(path);
+    const std::string tmp = std::filesystem::temp_directory_path().string();
+    std::string templ = tmp + "/vmaf_cuda_live_testXXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back(0);
+    const int fd = mkstemp(buf.data());
     REQUIRE(fd >= 0);
     close(fd);
+    const char* path = buf.data();
     const char* models[] = {"vmaf", "vmaf_v0.6.1neg"};
     VmafCudaLiveConfig cfg{};
     cfg.window = "3";
@@ -345,7 +350,8 @@ TEST_CASE("live state: window metadata, NDJSON lines, SEI payload", "[api][live]
     CHECK(std::string(err).find("needs a window") != std::string::npos);
     // an NDJSON path that cannot be opened fails at the first line, with a message
     cfg.window_log = 0;
-    cfg.ndjson_path = "/nonexistent-dir/x.ndjson";
+    const std::string missing = tmp + "/vmaf_cuda_live_no_such_dir/x.ndjson";
+    cfg.ndjson_path = missing.c_str();
     REQUIRE(vmaf_cuda_live_open(&l, &cfg, err, sizeof err) == 0);
     VmafCudaFrameScores fs{0, 3, names, rows[0].data()};
     VmafCudaLiveFrame out;
