@@ -13,8 +13,8 @@
  *   lavfi.vmaf.<feature>             every feature the library returns
  *   lavfi.vmaf.window.*              with window=: the trailing window's pooled values
  * each printed with "%.17g", so parsing it gives the exact double. Live QA (window=,
- * log_fmt=ndjson, sei=1) is in vmaf_cuda_live.[ch] and vmaf_cuda_live_log.c; this file
- * only moves its results onto the frames (open_live, live_attach).
+ * log_fmt=ndjson, sei=1) is in vmaf_cuda_live*.[ch]; this file calls vmaf_cuda_live_ff_*
+ * at init, config_output and for each scored frame going out.
  *
  * A frame's scores need the next frame (motion looks one frame ahead), so output
  * frames wait in a queue until the library returns their scores (frames that
@@ -64,7 +64,7 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
-#include "vmaf_cuda_live.h"
+#include "vmaf_cuda_live_ff.h"
 #include "vmaf_cuda_pairing.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
@@ -179,7 +179,6 @@ FRAMESYNC_DEFINE_CLASS(vmaf_cuda, VmafCudaContext, fs);
 
 static int on_event(FFFrameSync *fs);
 static int finish(AVFilterContext *ctx);
-static int open_live(AVFilterContext *ctx, AVFilterLink *outlink);
 
 static int status_to_averror(int status)
 {
@@ -285,14 +284,21 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
     return 0;
 }
 
+/** The options vmaf_cuda_live_ff.c reads. */
+static void live_options(const VmafCudaContext *s, VmafCudaLiveOptions *o)
+{
+    *o = (VmafCudaLiveOptions){ .window = s->window, .window_log = s->window_log, .sei = s->sei,
+                                .ndjson = s->ndjson, .log_path = s->log_path,
+                                .precision = s->precision, .pool = s->pool_method };
+}
+
 static av_cold int init(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     const char *fmt = s->log_fmt ? s->log_fmt : "xml";
     const char *pool = s->pool ? s->pool : "mean";
-    size_t win_frames;
-    double win_seconds;
-    int pool_method;
+    VmafCudaLiveOptions live;
+    int pool_method, ret;
 
     if (!strcmp(fmt, "xml"))       s->log_format = VMAF_CUDA_LOG_XML;
     else if (!strcmp(fmt, "json")) s->log_format = VMAF_CUDA_LOG_JSON;
@@ -309,21 +315,9 @@ static av_cold int init(AVFilterContext *ctx)
         return AVERROR(EINVAL);
     }
     s->pool_method = pool_method;
-    if (s->window && vmaf_live_parse_window(s->window, &win_frames, &win_seconds) < 0) {
-        av_log(ctx, AV_LOG_ERROR, "window '%s' is neither a number of frames (window=50) nor "
-               "a duration (window=2s, window=500ms)\n", s->window);
-        return AVERROR(EINVAL);
-    }
-    if (s->window_log && (!s->window || !s->ndjson || !s->log_path)) {
-        av_log(ctx, AV_LOG_ERROR, "window_log=%d writes window lines into the NDJSON log: it "
-               "needs window=, log_fmt=ndjson and log_path\n", s->window_log);
-        return AVERROR(EINVAL);
-    }
-    if (s->ndjson && !s->log_path) {
-        av_log(ctx, AV_LOG_ERROR, "log_fmt=ndjson needs log_path (a file, a named pipe, or "
-               "pipe:1 / - for stdout)\n");
-        return AVERROR(EINVAL);
-    }
+    live_options(s, &live);
+    if ((ret = vmaf_cuda_live_ff_check(ctx, &live)) < 0)
+        return ret;
     /* per-frame history only for what needs the whole stream (settings.keep_history) */
     s->keep_history = (s->log_path && !s->ndjson) || vmaf_live_pool_percentile(s->pool_method);
 
@@ -545,6 +539,7 @@ static int config_output(AVFilterLink *outlink)
     AVFilterLink *mainlink = ctx->inputs[0];
     FilterLink *il = ff_filter_link(mainlink);
     FilterLink *ol = ff_filter_link(outlink);
+    VmafCudaLiveOptions live;
     int ret;
 
     if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
@@ -567,7 +562,8 @@ static int config_output(AVFilterLink *outlink)
         return ret;
     if (!s->session && (ret = open_session(ctx)) < 0)
         return ret;
-    if (!s->live && (ret = open_live(ctx, outlink)) < 0)
+    live_options(s, &live);
+    if (!s->live && (ret = vmaf_cuda_live_ff_open(ctx, &live, s->session, outlink, &s->live)) < 0)
         return ret;
     return 0;
 }
@@ -599,61 +595,6 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
             set_metadata_value(frame, key, fs->values[i]);
         }
     }
-}
-
-/* ---- live QA (vmaf_cuda_live.h): rolling windows, NDJSON log, SEI ------------------- */
-
-/** Creates the live state when window=, log_fmt=ndjson or sei=1 asks for it. */
-static int open_live(AVFilterContext *ctx, AVFilterLink *outlink)
-{
-    VmafCudaContext *s = ctx->priv;
-    FilterLink *ol = ff_filter_link(outlink);
-    const char *names[64];
-    VmafCudaLiveConfig cfg = {
-        .window = s->window, .window_log = s->window_log, .sei = s->sei,
-        .ndjson_path = s->ndjson ? s->log_path : NULL, .precision = s->precision,
-        .pool = s->pool_method, .tb_num = outlink->time_base.num,
-        .tb_den = outlink->time_base.den, .fr_num = ol->frame_rate.num,
-        .fr_den = ol->frame_rate.den, .model_names = names,
-        .nb_models = FFMIN(s->nb_models, FF_ARRAY_ELEMS(names)),
-    };
-    char err[512] = "";
-
-    if (!s->window && !s->ndjson && !s->sei)
-        return 0;
-    for (unsigned i = 0; i < cfg.nb_models; i++)
-        names[i] = vmaf_cuda_model_name(s->session, i);
-    if (vmaf_cuda_live_open(&s->live, &cfg, err, sizeof(err)) < 0) {
-        av_log(ctx, AV_LOG_ERROR, "%s\n", err);
-        return AVERROR(EINVAL);
-    }
-    return 0;
-}
-
-/** lavfi.vmaf.window.* metadata, the NDJSON line(s) and the SEI side data of a frame. */
-static int live_attach(AVFilterContext *ctx, AVFrame *frame, const VmafCudaFrameScores *fs)
-{
-    VmafCudaContext *s = ctx->priv;
-    VmafCudaLiveFrame lf;
-    int ret = vmaf_cuda_live_frame(s->live, fs, frame->pts, frame->pts != AV_NOPTS_VALUE, &lf);
-
-    if (ret == VMAF_LIVE_EOUTPUT) {
-        /* the stream goes on without its log (e.g. the reader of a pipe went away) */
-        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
-    } else if (ret < 0) {
-        av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(s->live));
-        return AVERROR(ENOMEM);
-    }
-    for (size_t i = 0; i < lf.nb_meta; i++)
-        av_dict_set(&frame->metadata, lf.meta_keys[i], lf.meta_values[i], 0);
-    if (lf.sei) {
-        AVFrameSideData *sd = av_frame_new_side_data(frame, AV_FRAME_DATA_SEI_UNREGISTERED,
-                                                     lf.sei_size);
-        if (!sd)
-            return AVERROR(ENOMEM);
-        memcpy(sd->data, lf.sei, lf.sei_size);
-    }
-    return 0;
 }
 
 static void free_pending(PendingFrame *p)
@@ -714,7 +655,7 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     free_pending(&p);
     if (scores)
         attach_scores(s, out, scores);
-    if (scores && s->live && (ret = live_attach(ctx, out, scores)) < 0) {
+    if (scores && s->live && (ret = vmaf_cuda_live_ff_attach(ctx, s->live, out, scores)) < 0) {
         av_frame_free(&out);
         return ret;
     }

@@ -52,6 +52,7 @@ copy_filter_files() {
     for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/vmaf_cuda_pairing.c:vmaf_cuda_pairing.c" \
                 "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/vmaf_cuda_live.c:vmaf_cuda_live.c" \
                 "filter/vmaf_cuda_live_log.c:vmaf_cuda_live_log.c" "filter/vmaf_cuda_live.h:vmaf_cuda_live.h" \
+                "filter/vmaf_cuda_live_ff.c:vmaf_cuda_live_ff.c" "filter/vmaf_cuda_live_ff.h:vmaf_cuda_live_ff.h" \
                 "filter/compat.h:vf_vmaf_cuda_compat.h"; do
         from="$repo_root/${pair%%:*}"
         to="$src/libavfilter/${pair#*:}"
