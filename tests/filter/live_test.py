@@ -17,6 +17,8 @@
   the golden values, window lines every window_log frames, a final pooled line; to pipe:1;
 - sei=1: the SEI user data unregistered side data on every output frame (showinfo), with
   our UUID and a JSON payload matching the frame's metadata;
+- latency: frames written in real time into named pipes; how long after its input each
+  frame's NDJSON line arrives (reported; the check is loose);
 - flat memory: a run of --frames (default 100000) 64x64 frames (a looped raw clip) with
   window=2s, sei=1 and the NDJSON log: VmRSS sampled from /proc, at most 5 % above its value
   after the first 10 % of the frames; the same length with log_fmt=json: a complete log.
@@ -412,8 +414,81 @@ def t_long_json_log(r):
     return "JSON log of %d frames complete and valid" % frames
 
 
+def t_latency(r):
+    """Frames fed in real time (25 fps, 320x180, through named pipes): how long after both
+    inputs of frame k were written its NDJSON line arrives. Reported (frames and ms); the
+    check is loose (a busy machine): the median under 1 s."""
+    w, h, n, fps = 320, 180, 250, 25.0
+    names = [r.tmp("lat_%s.fifo" % k) for k in ("dis", "ref", "out")]
+    for f in names:
+        if os.path.exists(f):
+            os.unlink(f)
+        os.mkfifo(f)
+    rnd = random.Random(5)
+    luma = [bytes(rnd.randrange(30, 220) for _ in range(w * h)) for _ in range(4)]
+    chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
+    raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-video_size", "%dx%d" % (w, h),
+           "-framerate", "25"]
+    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats"] + raw + ["-i", names[0]] + \
+        raw + ["-i", names[1]] + ["-lavfi", "[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=ndjson:"
+                                   "log_path=%s" % names[2], "-f", "null", "-"]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    written = [[None] * n, [None] * n]
+    arrived = {}
+    err_chunks = []
+
+    def feed(which):
+        with open(names[which], "wb") as f:
+            t0 = time.monotonic()
+            for k in range(n):
+                delay = t0 + k / fps - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                y = luma[k % 4] if which else bytes(min(255, v + 9) for v in luma[k % 4][:64]) + luma[k % 4][64:]
+                f.write(y + chroma)
+                f.flush()
+                written[which][k] = time.monotonic()
+
+    def read_out():
+        with open(names[2]) as f:
+            for line in f:
+                d = json.loads(line)
+                if d.get("type") == "frame":
+                    arrived[d["frameNum"]] = time.monotonic()
+
+    threads = [threading.Thread(target=feed, args=(0,)), threading.Thread(target=feed, args=(1,)),
+               threading.Thread(target=read_out),
+               threading.Thread(target=lambda: err_chunks.append(p.stderr.read()))]
+    for t in threads:
+        t.start()
+    try:
+        rc = p.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    for f in names:   # unblock a side still waiting in open()
+        try:
+            os.close(os.open(f, os.O_RDWR | os.O_NONBLOCK))
+        except OSError:
+            pass
+    for t in threads:
+        t.join(timeout=60)
+    if rc != 0:
+        raise TestFailure("ffmpeg exited with %d:\n%s" % (rc, ft.tail("".join(err_chunks))))
+    if sorted(arrived) != list(range(n)):
+        raise TestFailure("%d of %d frame lines" % (len(arrived), n))
+    # steady state: leave out the first second (input probing) and the last frame (flush)
+    lat = sorted(arrived[k] - max(written[0][k], written[1][k]) for k in range(int(fps), n - 1))
+    med, p95 = lat[len(lat) // 2], lat[int(0.95 * len(lat))]
+    if med > 1.0:
+        raise TestFailure("median latency %.0f ms" % (med * 1000))
+    return ("scores of frame k %.0f ms (%.2f frames) after its input, median; p95 %.0f ms, "
+            "max %.0f ms (one frame of motion lookahead: >= %.0f ms)"
+            % (med * 1000, med * fps, p95 * 1000, lat[-1] * 1000, 1000 / fps))
+
+
 TESTS = [t_window_frames, t_window_perc_and_pool, t_window_duration_two_models, t_err_pool,
-         t_err_window, t_err_window_log, t_ndjson_fifo, t_ndjson_stdout, t_sei, t_memory_flat,
+         t_err_window, t_err_window_log, t_ndjson_fifo, t_ndjson_stdout, t_sei, t_latency, t_memory_flat,
          t_long_json_log]
 
 
