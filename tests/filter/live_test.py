@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """Live QA through the patched ffmpeg (issue 12), software frames, CPU backend.
 
-    live_test.py --ffmpeg PATH --shared DIR [--only NAME ...] [--workdir DIR] [-v]
+    live_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR] [-v]
                  [--frames N]
+
+--gpu: the same on the CUDA backend, the BBB cases on NVDEC frames, the raw ones through
+hwupload_cuda, device memory (nvidia-smi) sampled beside VmRSS; "SKIPPED" and exit 77
+without a CUDA device. On the device, --frames 1000000 is the hour-long-equivalent run.
 
 - windows: lavfi.vmaf.window.{frames,min,mean,harmonic_mean,percN} of every frame against
   values computed here from the per-frame scores of the same run's JSON log (precision=max):
@@ -108,9 +112,9 @@ def check_windows(frames, scores, prefix, size=None, pts_window=None, perc=0):
 
 def window_run(r, name, options, models="version=vmaf_v0.6.1"):
     log, meta = r.tmp(name + ".json"), r.tmp(name + ".meta")
-    graph = ("[0:v][1:v]vmaf_cuda=backend=cpu:model=%s:log_fmt=json:log_path=%s:precision=max%s,"
-             "metadata=print:file=%s" % (models, log, options, meta))
-    _, err, _ = r.ffmpeg_run(["-v", "verbose"] + r.inputs(ft.BBB_DIS, ft.BBB_REF) +
+    graph = ("[0:v][1:v]vmaf_cuda=backend=%s:model=%s:log_fmt=json:log_path=%s:precision=max%s,"
+             "metadata=print:file=%s" % (r.backend, models, log, options, meta))
+    _, err, _ = r.ffmpeg_run(["-v", "verbose"] + r.inputs(ft.BBB_DIS, ft.BBB_REF, r.hw) +
                              ["-an", "-lavfi", graph, "-f", "null", "-"])
     if "per-frame history: kept" not in err:
         raise TestFailure("a JSON log: no 'per-frame history: kept' in the log")
@@ -156,16 +160,18 @@ def t_window_duration_two_models(r):
 
 
 def t_err_pool(r):
-    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:pool=median",
+    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=%s:pool=median" % r.backend,
                          "pool 'median' is not one of " + POOL_NAMES)
 
 
 def t_err_window(r):
-    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:window=3x", "window '3x' is neither")
+    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=%s:window=3x" % r.backend,
+                         "window '3x' is neither")
 
 
 def t_err_window_log(r):
-    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:window_log=5", "window_log=5")
+    return ft.error_case(r, "[0:v][1:v]vmaf_cuda=backend=%s:window_log=5" % r.backend,
+                         "window_log=5")
 
 
 def check_ndjson(lines, golden, window_log=0):
@@ -205,10 +211,11 @@ def t_ndjson_fifo(r):
     if os.path.exists(fifo):
         os.unlink(fifo)
     os.mkfifo(fifo)
-    graph = ("[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=ndjson:log_path=%s:precision=max:"
-             "window=24:window_log=24" % fifo)
-    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-re", "-i", r.path(ft.BBB_DIS),
-           "-re", "-i", r.path(ft.BBB_REF), "-an", "-lavfi", graph, "-f", "null", "-"]
+    graph = ("[0:v][1:v]vmaf_cuda=backend=%s:log_fmt=ndjson:log_path=%s:precision=max:"
+             "window=24:window_log=24" % (r.backend, fifo))
+    hw = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"] if r.hw else []
+    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-re"] + hw + ["-i", r.path(ft.BBB_DIS),
+           "-re"] + hw + ["-i", r.path(ft.BBB_REF), "-an", "-lavfi", graph, "-f", "null", "-"]
     if r.verbose:
         print("  $ " + " ".join(cmd), flush=True)
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -257,9 +264,10 @@ def t_ndjson_stdout(r):
     out = []
     for path in ("pipe\\\\:1", "-"):   # the colon escaped for the graph and the option level
         meta = r.tmp("ndjson_stdout.meta")
-        graph = ("[0:v]trim=end_frame=12[d];[1:v]trim=end_frame=12[f];[d][f]vmaf_cuda=backend=cpu:"
-                 "log_fmt=ndjson:log_path=%s:precision=max,metadata=print:file=%s" % (path, meta))
-        _, err, stdout = r.ffmpeg_run(["-v", "verbose"] + r.inputs(ft.BBB_DIS, ft.BBB_REF) +
+        graph = ("[0:v]trim=end_frame=12[d];[1:v]trim=end_frame=12[f];[d][f]vmaf_cuda=backend=%s:"
+                 "log_fmt=ndjson:log_path=%s:precision=max,metadata=print:file=%s"
+                 % (r.backend, path, meta))
+        _, err, stdout = r.ffmpeg_run(["-v", "verbose"] + r.inputs(ft.BBB_DIS, ft.BBB_REF, r.hw) +
                                       ["-an", "-lavfi", graph, "-f", "null", "-"],
                                       stdout=subprocess.PIPE)
         if "per-frame history: not kept" not in err:
@@ -288,9 +296,10 @@ def sei_payloads(stderr):
 
 def t_sei(r):
     meta = r.tmp("sei.meta")
-    graph = ("[0:v]trim=end_frame=20[d];[1:v]trim=end_frame=20[f];[d][f]vmaf_cuda=backend=cpu:"
-             "sei=1:window=5:precision=max,metadata=print:file=%s,showinfo" % meta)
-    _, err, _ = r.ffmpeg_run(["-nostats"] + r.inputs(ft.BBB_DIS, ft.BBB_REF) +
+    graph = ("[0:v]trim=end_frame=20[d];[1:v]trim=end_frame=20[f];[d][f]vmaf_cuda=backend=%s:"
+             "sei=1:window=5:precision=max,metadata=print:file=%s,showinfo=checksum=0"
+             % (r.backend, meta))
+    _, err, _ = r.ffmpeg_run(["-nostats"] + r.inputs(ft.BBB_DIS, ft.BBB_REF, r.hw) +
                              ["-an", "-lavfi", graph, "-f", "null", "-"])
     ours = [strict_json(p.decode()) for u, p in sei_payloads(err) if u == SEI_UUID]
     frames = ft.read_metadata(meta)
@@ -334,6 +343,35 @@ def rss_kib(pid):
     return None
 
 
+def device_mib(pid):
+    """GPU memory of process pid (MiB) from nvidia-smi, or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                              "--format=csv,noheader,nounits"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) == 2 and cells[0] == str(pid) and cells[1].isdigit():
+            return int(cells[1])
+    return None
+
+
+def flat(samples, frames, unit):
+    """Checks samples (frames, value) after the first 10 % of frames: at most 5 % growth."""
+    after = [(f, v) for f, v in samples if f >= frames // 10]
+    if len(after) < 10:
+        raise TestFailure("only %d %s samples after warm-up (%d in all): the run was too fast "
+                          "to sample" % (len(after), unit, len(samples)))
+    base = after[0][1]
+    peak_frame, peak = max(after, key=lambda s: s[1])
+    if peak > base * 1.05:
+        raise TestFailure("%s grew from %d (frame %d) to %d (frame %d): +%.1f %%"
+                          % (unit, base, after[0][0], peak, peak_frame, 100.0 * (peak - base) / base))
+    return "%s %d after warm-up, peak %d (+%.2f %%)" % (unit, base, peak, 100.0 * (peak - base) / base)
+
+
 def long_run(r, options, frames, sample=True):
     w, h, clip = 64, 64, 50
     if frames % clip:
@@ -342,13 +380,14 @@ def long_run(r, options, frames, sample=True):
     raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-video_size", "%dx%d" % (w, h),
            "-framerate", "25", "-stream_loop", str(frames // clip - 1)]
     cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1"] + \
-        raw + ["-i", dis] + raw + ["-i", ref] + \
-        ["-lavfi", "[0:v][1:v]vmaf_cuda=backend=cpu" + options, "-f", "null", "-"]
+        r.upload_device + raw + ["-i", dis] + raw + ["-i", ref] + \
+        ["-lavfi", r.upload_graph + "vmaf_cuda=backend=%s" % r.backend + options, "-f", "null", "-"]
     if r.verbose:
         print("  $ " + " ".join(cmd), flush=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     progress = [0]
     samples = []   # (frames output, VmRSS KiB)
+    dev_samples = []   # (frames output, device MiB), --gpu
     err_chunks = []
 
     def read_progress():
@@ -360,11 +399,17 @@ def long_run(r, options, frames, sample=True):
                threading.Thread(target=lambda: err_chunks.append(p.stderr.read()))]
     for t in threads:
         t.start()
+    last_dev = 0.0
     while p.poll() is None:
         if sample:
             v = rss_kib(p.pid)
             if v:
                 samples.append((progress[0], v))
+            if r.hw and time.monotonic() - last_dev > 1.0:
+                last_dev = time.monotonic()
+                d = device_mib(p.pid)
+                if d:
+                    dev_samples.append((progress[0], d))
         time.sleep(0.2)
     for t in threads:
         t.join()
@@ -373,6 +418,7 @@ def long_run(r, options, frames, sample=True):
         raise TestFailure("ffmpeg exited with %d:\n%s" % (p.returncode, ft.tail(err)))
     if progress[0] != frames:
         raise TestFailure("%d frames output, expected %d" % (progress[0], frames))
+    r.dev_samples = dev_samples
     return samples, err
 
 
@@ -382,21 +428,14 @@ def t_memory_flat(r):
     samples, err = long_run(r, ":window=2s:sei=1:log_fmt=ndjson:log_path=%s:window_log=1000" % nd, frames)
     if "not kept" not in err and "per-frame history" in err:
         raise TestFailure("the session kept the per-frame history")
-    after = [(f, v) for f, v in samples if f >= frames // 10]
-    if len(after) < 10:
-        raise TestFailure("only %d memory samples after warm-up (%d in all): the run was too fast "
-                          "to sample" % (len(after), len(samples)))
-    base = after[0][1]
-    peak_frame, peak = max(after, key=lambda s: s[1])
     with open(nd) as f:
         n_lines = sum(1 for _ in f)
     if n_lines != frames + frames // 1000 + 1:
         raise TestFailure("%d NDJSON lines for %d frames" % (n_lines, frames))
-    if peak > base * 1.05:
-        raise TestFailure("VmRSS grew from %d KiB (frame %d) to %d KiB (frame %d): +%.1f %%"
-                          % (base, after[0][0], peak, peak_frame, 100.0 * (peak - base) / base))
-    return "%d frames, %d samples: VmRSS %d KiB after warm-up, peak %d KiB (+%.2f %%)" % (
-        frames, len(samples), base, peak, 100.0 * (peak - base) / base)
+    info = flat(samples, frames, "VmRSS KiB")
+    if r.hw:
+        info += "; " + flat(r.dev_samples, frames, "device MiB")
+    return "%d frames, %d samples: %s" % (frames, len(samples), info)
 
 
 def t_long_json_log(r):
@@ -429,9 +468,10 @@ def t_latency(r):
     chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
     raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-video_size", "%dx%d" % (w, h),
            "-framerate", "25"]
-    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats"] + raw + ["-i", names[0]] + \
-        raw + ["-i", names[1]] + ["-lavfi", "[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=ndjson:"
-                                   "log_path=%s" % names[2], "-f", "null", "-"]
+    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats"] + r.upload_device + raw + \
+        ["-i", names[0]] + raw + ["-i", names[1]] + \
+        ["-lavfi", r.upload_graph + "vmaf_cuda=backend=%s:log_fmt=ndjson:log_path=%s"
+         % (r.backend, names[2]), "-f", "null", "-"]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     written = [[None] * n, [None] * n]
     arrived = {}
@@ -499,8 +539,14 @@ def main():
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--workdir")
     ap.add_argument("--frames", type=int, default=100000, help="length of the long runs")
+    ap.add_argument("--gpu", action="store_true",
+                    help="NVDEC frames (BBB cases) and hwupload_cuda (raw cases), backend=cuda; "
+                         "device memory sampled too; exit 77 without a CUDA device")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    if a.gpu and not ft.has_cuda_device():
+        print("SKIPPED: no CUDA device found")
+        return ft.SKIP_CODE
     if not os.access(a.ffmpeg, os.X_OK):
         print("ffmpeg binary not found: %s" % a.ffmpeg)
         return 1
@@ -512,6 +558,11 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     r = ft.Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
     r.frames = a.frames
+    r.hw = a.gpu
+    r.backend = "cuda" if a.gpu else "cpu"
+    # raw inputs onto the GPU: one device for both uploads (two would be two CUDA contexts)
+    r.upload_device = ["-init_hw_device", "cuda=vmafdev", "-filter_hw_device", "vmafdev"] if a.gpu else []
+    r.upload_graph = "[0:v]hwupload_cuda[d];[1:v]hwupload_cuda[r];[d][r]" if a.gpu else "[0:v][1:v]"
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
     passed = failed = 0
     for t in tests:
