@@ -24,7 +24,8 @@ unsigned pool_percentile(int method) {
 
 double percentile(std::span<const double> values, unsigned p) {
     if (values.empty()) throw Error(VMAF_CUDA_EINVAL, "no frame scored: nothing to pool");
-    if (p < 1 || p > 100) throw Error(VMAF_CUDA_EINVAL, "percentile " + std::to_string(p) + " is not 1..100");
+    if (p < 1 || p > 100)
+        throw Error(VMAF_CUDA_EINVAL, "percentile " + std::to_string(p) + " is not 1..100");
     const std::size_t n = values.size();
     std::size_t rank = (std::size_t(p) * n + 99) / 100;  // ceil(p * n / 100), exact
     if (rank < 1) rank = 1;
