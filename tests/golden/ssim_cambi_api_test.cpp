@@ -12,6 +12,7 @@
 //     .error.txt cases that show it, and synthetic sizes) and cambi below 216 are errors of
 //     open naming the feature, the size and the minimum; small sizes that libvmaf computes
 //     agree with the CPU reference.
+// Environment: VMAF_CUDA_TEST_IN_FLIGHT (frames_in_flight), VMAF_CUDA_TEST_THREADS (n_threads).
 
 #include "cambi.h"
 #include "golden_util.h"
@@ -89,6 +90,7 @@ VmafCudaSettings settings_for(unsigned w, unsigned h, unsigned bpc, const std::s
     s.features = features.c_str();
     s.chroma = VMAF_CUDA_CHROMA_400; // these features read luma only
     if (const char* f = std::getenv("VMAF_CUDA_TEST_IN_FLIGHT")) s.frames_in_flight = unsigned(std::atoi(f));
+    if (const char* t = std::getenv("VMAF_CUDA_TEST_THREADS")) s.n_threads = unsigned(std::atoi(t));
     return s;
 }
 
