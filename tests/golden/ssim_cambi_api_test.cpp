@@ -12,7 +12,8 @@
 //     .error.txt cases that show it, and synthetic sizes) and cambi below 216 are errors of
 //     open naming the feature, the size and the minimum; small sizes that libvmaf computes
 //     agree with the CPU reference.
-// Environment: VMAF_CUDA_TEST_IN_FLIGHT (frames_in_flight), VMAF_CUDA_TEST_THREADS (n_threads).
+// Environment: VMAF_CUDA_TEST_IN_FLIGHT (frames_in_flight), VMAF_CUDA_TEST_THREADS (n_threads),
+// VMAF_CUDA_CAMBI_TABLE (cambi_options.tsv elsewhere).
 
 #include "cambi.h"
 #include "golden_util.h"
@@ -316,7 +317,13 @@ Clip table_clip(const GoldenCase& c, const Clip& all, const std::string& spec) {
 
 TEST_CASE("cambi: every other option through the C API vs libvmaf v3.2.0 (cambi_options.tsv)",
           "[golden][api][cambi][tsv]") {
-    std::ifstream in(VMAF_CUDA_CAMBI_TABLE);
+    // The table: $VMAF_CUDA_CAMBI_TABLE, else the source tree's (build-time path), else
+    // tests/golden/cambi_options.tsv from the working directory (a bundle run at the root).
+    std::string table = VMAF_CUDA_CAMBI_TABLE;
+    if (const char* e = std::getenv("VMAF_CUDA_CAMBI_TABLE")) table = e;
+    else if (!std::filesystem::exists(table)) table = "tests/golden/cambi_options.tsv";
+    std::ifstream in(table);
+    INFO("cambi options table " << table);
     REQUIRE(in);
     struct Row {
         unsigned frame;
