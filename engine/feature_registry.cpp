@@ -13,6 +13,9 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kFloatSsimRecord;
+extern const FeatureRecord kFloatMsSsimRecord;
+extern const FeatureRecord kCambiRecord;
 
 namespace {
 
@@ -22,6 +25,9 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kFloatSsimRecord,
+    &kFloatMsSsimRecord,
+    &kCambiRecord,
 };
 
 } // namespace
