@@ -134,7 +134,10 @@ private:
     unsigned w_, keep_;
     bool trim_;
     std::vector<double> head_;
-    std::deque<double> tail_;
+    // Contiguous (a vector, not a deque): at() hands out a pointer to w_ doubles, which
+    // may not straddle a deque block. Trimmed tails hold at most keep_ + 2 rows, so the
+    // erase at the front stays small.
+    std::vector<double> tail_;
     std::size_t base_ = 0;
 };
 
