@@ -13,6 +13,8 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kPsnrRecord;
+extern const FeatureRecord kCiedeRecord;
 
 namespace {
 
@@ -22,6 +24,8 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kPsnrRecord,
+    &kCiedeRecord,
 };
 
 } // namespace
