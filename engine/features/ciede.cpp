@@ -65,6 +65,7 @@ public:
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 k.enqueue(fr.ref, fr.dist, d, static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 out[0] = cuda::ciede_finish_host(k, h);
             }

@@ -146,6 +146,7 @@ public:
                 if (!fr.dist) throw Error(VMAF_CUDA_EINTERNAL, "psnr: no distorted picture");
                 k.enqueue(fr.ref, fr.dist, d, static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double* series, void*) override {
                 f.put(*static_cast<const ref::PsnrAccum*>(h), out, series);
             }
