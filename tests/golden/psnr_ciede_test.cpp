@@ -124,7 +124,7 @@ struct DeviceFrames {
     ~DeviceFrames() {
         for (void* p : mem) cudaFree(p);
     }
-    /// [luma, uv] of frame f
+    /// A device copy of `rows` rows of `row` bytes (pitch returned in `pitch`).
     void* add(const void* host, std::size_t host_pitch, std::size_t row, unsigned rows, std::size_t& pitch) {
         void* p = nullptr;
         REQUIRE(cudaMallocPitch(&p, &pitch, row, rows) == cudaSuccess);
@@ -135,7 +135,8 @@ struct DeviceFrames {
 };
 #endif
 
-/// Runs frames [0, n) of `d` through a session with `s` and chroma in `layout`.
+/// Runs every frame of `d` through a session with `s`, chroma in `layout` (none unless
+/// `give_chroma`): the scores received, pooled values, and the JSON log.
 Run run_api(const CaseData& d, const VmafCudaSettings& s, Layout layout, bool give_chroma = true) {
     const GoldenCase& c = d.c;
     VmafCudaSession* vs = nullptr;
@@ -613,5 +614,53 @@ TEST_CASE("psnr and ciede errors: chroma missing at send, formats refused at ope
             INFO(f << ": " << m);
             CHECK(rc == VMAF_CUDA_EINVAL);
         }
+    }
+}
+
+TEST_CASE("psnr and ciede with keep_history=0: the same scores, no log", "[golden][psnr][ciede]") {
+    for (const GoldenCase& c : golden_cases()) {
+        if (c.name != "testsrc2_320x240_8bit") continue;
+        const CaseData d = load_case(c);
+        VmafCudaSettings s = settings_for(c, kFeatures);
+        const Run with = run_api(d, s, Layout::planar);
+        s.keep_history = 0;
+        VmafCudaSession* vs = nullptr;
+        char err[512] = "";
+        REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+        std::size_t n = 0, differ = 0;
+        VmafCudaFrameScores fs;
+        auto drain = [&] {
+            while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {
+                REQUIRE(n < with.frames.size());
+                REQUIRE(fs.count == with.frames[n].size());
+                for (unsigned k = 0; k < fs.count; ++k)
+                    if (with.frames[n][k].first != fs.names[k] ||
+                        !same_double(with.frames[n][k].second, fs.values[k]))
+                        ++differ;
+                ++n;
+            }
+        };
+        for (std::size_t i = 0; i < d.ref.size(); ++i) {
+            VmafCudaPicture p[2] = {};
+            for (int k = 0; k < 2; ++k) {
+                const YuvFrame& f = k == 0 ? d.ref[i] : d.dis[i];
+                p[k].luma = f.y.data();
+                p[k].pitch = std::ptrdiff_t(f.pitch(0));
+                p[k].chroma[0] = f.u.data();
+                p[k].chroma[1] = f.v.data();
+                p[k].chroma_pitch = std::ptrdiff_t(f.pitch(1));
+            }
+            REQUIRE(vmaf_cuda_send(vs, &p[0], &p[1]) == VMAF_CUDA_OK);
+            drain();
+        }
+        REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+        drain();
+        CHECK(n == with.frames.size());
+        CHECK(differ == 0);
+        double mean = 0;
+        REQUIRE(vmaf_cuda_pooled(vs, "psnr_y", VMAF_CUDA_POOL_MEAN, &mean) == VMAF_CUDA_OK);
+        CHECK(same_double(mean, with.pooled.at("psnr_y").at("mean")));
+        CHECK(vmaf_cuda_write_log(vs, "/dev/null", VMAF_CUDA_LOG_JSON, -1, 25.0) == VMAF_CUDA_ESTATE);
+        vmaf_cuda_close(vs);
     }
 }
