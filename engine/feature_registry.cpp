@@ -13,6 +13,9 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kFloatSsimRecord;
+extern const FeatureRecord kFloatMsSsimRecord;
+extern const FeatureRecord kCambiRecord;
 extern const FeatureRecord kPsnrRecord;
 extern const FeatureRecord kCiedeRecord;
 
@@ -24,6 +27,9 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kFloatSsimRecord,
+    &kFloatMsSsimRecord,
+    &kCambiRecord,
     &kPsnrRecord,
     &kCiedeRecord,
 };
