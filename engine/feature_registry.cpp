@@ -16,6 +16,8 @@ extern const FeatureRecord kMotionRecord;
 extern const FeatureRecord kFloatSsimRecord;
 extern const FeatureRecord kFloatMsSsimRecord;
 extern const FeatureRecord kCambiRecord;
+extern const FeatureRecord kPsnrRecord;
+extern const FeatureRecord kCiedeRecord;
 
 namespace {
 
@@ -28,6 +30,8 @@ const FeatureRecord* const kRecords[] = {
     &kFloatSsimRecord,
     &kFloatMsSsimRecord,
     &kCambiRecord,
+    &kPsnrRecord,
+    &kCiedeRecord,
 };
 
 } // namespace
