@@ -151,11 +151,12 @@ public:
         own_ref_c_.resize(owned_);
         own_dist_c_.resize(owned_);
         hist_.resize(plan_.history + 1);
-        // Workers for the host finishes that may run on any thread, when some stage has one.
+        // Workers for the host finishes that may run on any thread, when some stage has one
+        // (up to eight: CAMBI's quick-select fallback is tens of ms per 4K frame).
         bool any = false;
         for (const auto& st : lanes_[0].stages) any = any || st->finish_on_any_thread();
         const unsigned hw = std::thread::hardware_concurrency();
-        const unsigned n = any ? std::clamp(hw / 2, 1u, 4u) : 0;
+        const unsigned n = any ? std::clamp(hw / 2, 1u, 8u) : 0;
         try {
             for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
         } catch (...) {
@@ -348,6 +349,10 @@ private:
         Lane& lane = lanes_[p.index % lanes_.size()];
         std::vector<std::size_t> pooled;
         try {
+            for (std::size_t i = 0; i < lane.stages.size(); ++i)
+                if (plan_.runs(i, p.scored))
+                    lane.stages[i]->before_finish(p.index, hbase + layout_.off[i],
+                                                  lane.stream[i % lane.stream.size()]);
             for (std::size_t i = 0; i < lane.stages.size(); ++i) {
                 if (!plan_.runs(i, p.scored)) continue;
                 if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
@@ -382,6 +387,13 @@ private:
     }
 
     void work() {
+        // Finishes may wait for CUDA events of the session's context.
+        std::unique_ptr<ContextScope> scope;
+        try {
+            if (cfg_.cuda_context) scope = std::make_unique<ContextScope>(api_, cfg_.cuda_context);
+            else cudaSetDevice(cfg_.cuda_device < 0 ? 0 : cfg_.cuda_device);
+        } catch (...) {
+        }
         for (;;) {
             Task t;
             {

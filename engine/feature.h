@@ -132,6 +132,11 @@ public:
     /// (`stream` is then null). Stages whose finish may copy more from the device (slot
     /// fallbacks) keep the default and run on the session's thread, in frame order.
     virtual bool finish_on_any_thread() const { return false; }
+    /// Called on the session's thread, in frame order, once the frame's accumulator is on
+    /// the host and before finish(): a stage whose finish needs more from the device may
+    /// start asynchronous copies here (the frame's device results are complete), so that
+    /// finish() can run on a worker thread and only wait for them.
+    virtual void before_finish(unsigned /*index*/, const void* /*h_accum*/, void* /*stream*/) {}
 };
 
 /// What a GPU stage may ask of its backend.

@@ -100,6 +100,10 @@ public:
     ///         cvalue_slots - 1 enqueues later) or pass/scale is out of range.
     void copy_cvalues(const CambiAccum& acc, unsigned pass, unsigned scale,
                       std::vector<float>& out, cudaStream_t stream) const;
+    /// Device address of the c-values of `acc`'s frame, pass and scale
+    /// (scale_width() x scale_height() floats, row-major), valid while the frame's slot is
+    /// not reused (the same checks as copy_cvalues(); throws CudaError when it was).
+    const float* cvalues_device(const CambiAccum& acc, unsigned pass, unsigned scale) const;
 
     /// The plan (pass sizes, windows, band) derived from the options.
     const ref::CambiPlan& plan() const { return plan_; }

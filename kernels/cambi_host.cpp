@@ -223,6 +223,17 @@ void CambiKernel::copy_cvalues(const CambiAccum& acc, unsigned pass, unsigned sc
     VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+const float* CambiKernel::cvalues_device(const CambiAccum& acc, unsigned pass,
+                                         unsigned scale) const {
+    if (pass >= npass_ || scale >= ref::kCambiScales)
+        invalid("cvalues_device: pass or scale out of range");
+    if (acc.sequence >= seq_ || seq_ > acc.sequence + slots_ || acc.slot != acc.sequence % slots_)
+        invalid("cvalues_device: the frame's c-value slot was reused or is not this object's (frame " +
+                std::to_string(acc.sequence) + ", " + std::to_string(seq_) + " enqueued, " +
+                std::to_string(slots_) + " slots)");
+    return cv_base(pass, acc.slot) + pass_[pass].cv_off[scale];
+}
+
 ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccum& acc,
                                      const CambiCvalueFetch& fetch, bool force_slow_path,
                                      unsigned* slow_scales) {

@@ -21,7 +21,9 @@
 #include "error.h"
 #include "vmaf_cuda.h"
 
+#include <cstring>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
 #ifdef VMAF_CUDA_HAVE_CUDA
@@ -115,23 +117,82 @@ public:
 #ifdef VMAF_CUDA_HAVE_CUDA
     bool has_gpu() const override { return true; }
     std::unique_ptr<GpuStage> gpu(const GpuContext& ctx) const override {
+        // The host tail runs on any thread: before_finish() starts the asynchronous copy
+        // of the c-values of the scales whose order-free sum cannot guarantee libvmaf's
+        // value (strongly banded frames near 4K, at scales 0 and 1) into pinned memory of
+        // the frame's slot; finish() waits for it and runs libvmaf's quick-select there.
         struct Stage final : GpuStage {
             const Cambi& f;
             cuda::CambiKernel k;
+            struct Fetch {
+                cuda::PinnedBuffer buf;
+                cudaEvent_t done = nullptr;
+                bool pending = false;
+                std::vector<std::size_t> off; ///< per (pass, scale): float offset, or npos
+            };
+            std::vector<Fetch> fetch; ///< per c-value slot
+            cudaStream_t copy = nullptr;
             // c-values of a frame stay in its slot until `slots` further enqueues: the
             // finish of frame i comes before the enqueue of frame i + slots.
             Stage(const Cambi& c, unsigned slots)
-                : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots) {}
+                : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots), fetch(slots) {
+                VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+                for (Fetch& fe : fetch) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fe.done, cudaEventDisableTiming));
+            }
+            ~Stage() override {
+                for (Fetch& fe : fetch)
+                    if (fe.done) cudaEventDestroy(fe.done);
+                if (copy) cudaStreamDestroy(copy);
+            }
             std::size_t accum_bytes() const override { return k.accum_bytes(); }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 k.enqueue(fr.dist[0], f.opt_.full_ref ? &fr.ref[0] : nullptr, d,
                           static_cast<cudaStream_t>(st));
             }
-            void finish(unsigned, const void* h, double* out, double*, void* st) override {
+            bool finish_on_any_thread() const override { return true; }
+            static ref::CambiTopkExact exact(const cuda::CambiScaleAccum& a) {
+                float min_pos;
+                std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
+                return ref::cambi_topk_from_sum(a.sum_units, int(a.k), min_pos);
+            }
+            unsigned passes() const { return f.opt_.full_ref ? 2 : 1; }
+            void before_finish(unsigned, const void* h, void*) override {
                 const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
+                Fetch& fe = fetch.at(acc.slot);
+                fe.pending = false;
+                fe.off.assign(2 * ref::kCambiScales, std::size_t(-1));
+                std::size_t total = 0;
+                for (unsigned p = 0; p < passes(); ++p)
+                    for (unsigned s = 0; s < ref::kCambiScales; ++s)
+                        if (!exact(acc.pass[p][s]).equals_libvmaf) {
+                            fe.off[p * ref::kCambiScales + s] = total;
+                            total += std::size_t(k.scale_width(p, s)) * k.scale_height(p, s);
+                        }
+                if (!total || acc.invalid_sample[0] || acc.invalid_sample[1]) return;
+                if (fe.buf.bytes() < total * sizeof(float)) fe.buf = cuda::PinnedBuffer(total * sizeof(float));
+                for (unsigned p = 0; p < passes(); ++p)
+                    for (unsigned s = 0; s < ref::kCambiScales; ++s) {
+                        const std::size_t o = fe.off[p * ref::kCambiScales + s];
+                        if (o == std::size_t(-1)) continue;
+                        const std::size_t n = std::size_t(k.scale_width(p, s)) * k.scale_height(p, s);
+                        VMAF_CUDA_CHECK(cudaMemcpyAsync(fe.buf.get<float>() + o, k.cvalues_device(acc, p, s),
+                                                        n * sizeof(float), cudaMemcpyDeviceToHost, copy));
+                    }
+                VMAF_CUDA_CHECK(cudaEventRecord(fe.done, copy));
+                fe.pending = true;
+            }
+            void finish(unsigned, const void* h, double* out, double*, void*) override {
+                const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
+                Fetch& fe = fetch.at(acc.slot);
+                if (fe.pending) VMAF_CUDA_CHECK(cudaEventSynchronize(fe.done));
                 try {
-                    put(cuda::cambi_kernel_finish(k, acc, static_cast<cudaStream_t>(st)),
-                        f.opt_.full_ref, out);
+                    // cambi_kernel_finish with the c-values from the slot's pinned copy
+                    const auto fetch_pinned = [&](unsigned p, unsigned s, std::vector<float>& c) {
+                        const std::size_t o = fe.off.at(p * ref::kCambiScales + s);
+                        const float* src = fe.buf.get<float>() + o;
+                        c.assign(src, src + std::size_t(k.scale_width(p, s)) * k.scale_height(p, s));
+                    };
+                    put(cuda::cambi_kernel_finish(k.plan(), acc, fetch_pinned), f.opt_.full_ref, out);
                 } catch (const std::invalid_argument& e) {
                     throw Error(VMAF_CUDA_EINVAL, e.what());
                 }
