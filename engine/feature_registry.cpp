@@ -13,6 +13,9 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kFloatAdmRecord;
+extern const FeatureRecord kFloatVifRecord;
+extern const FeatureRecord kFloatMotionRecord;
 
 namespace {
 
@@ -22,6 +25,9 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kFloatAdmRecord,
+    &kFloatVifRecord,
+    &kFloatMotionRecord,
 };
 
 } // namespace
