@@ -497,7 +497,8 @@ TEST_CASE("float models: backend=cuda refuses them naming feature and model; aut
         CHECK(warning.find("float_adm") != std::string::npos);
         CHECK(warning.find("CPU backend") != std::string::npos);
     } else {
-        CHECK(warning.empty());
+        // No device (no warning), or one this build has no kernels for (that warning).
+        CHECK(warning.find("float_adm") == std::string::npos);
     }
     std::vector<std::vector<double>> rows[2];
     auto run = [&](VmafCudaSession* session, std::vector<std::vector<double>>& out) {
