@@ -6,7 +6,8 @@
  * libvmaf v3.2.0.
  *
  * Inputs are CUDA frames (e.g. NVDEC output, read in place on the GPU) or software
- * frames (uploaded by the library on its CUDA backend, or read by its CPU backend).
+ * frames (uploaded by the library on its CUDA backend, or read by its CPU backend);
+ * each frame's luma and chroma planes are passed as they lie (vmaf_cuda_picture.c).
  * The output is the main stream, unchanged, with per-frame metadata:
  *   lavfi.vmaf.score                 score of the first model
  *   lavfi.vmaf.score.<model>         score of every model, when there are several
@@ -45,7 +46,6 @@
 #include "libavutil/fifo.h"
 #include "libavutil/frame.h"
 #include "libavutil/hwcontext.h"
-#include "libavutil/imgutils.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -62,6 +62,7 @@
 
 #include "vf_vmaf_cuda_compat.h"
 #include "vmaf_cuda_pairing.h"
+#include "vmaf_cuda_picture.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
 #define VMAF_CUDA_STREAM_LEGACY ((void *)(uintptr_t)0x1)
@@ -101,7 +102,10 @@ typedef struct VmafCudaContext {
     AVBufferRef *hw_device;      /**< keeps FFmpeg's CUDA context alive until the session is closed */
     int hw_frames;               /**< inputs are CUDA frames */
     unsigned bpc, shift;         /**< bits per sample; main's sample shift (P010: 6) */
-    unsigned ref_shift;          /**< the reference's sample shift (CUDA layouts may differ) */
+    VmafCudaLayout layout[2];    /**< main's, the reference's (CUDA layouts may differ) */
+    int with_chroma;             /**< the pictures carry chroma (not with 4:0:0, nor when two
+                                      CUDA layouts differ in subsampling) */
+    char chroma_note[320];       /**< why chroma is not passed ("" when it is, or 4:0:0) */
     enum VmafCudaLogFormat log_format;
     enum VmafCudaPool pool_method;
     unsigned nb_models;          /**< models of the session; their scores are the last names */
@@ -112,8 +116,7 @@ typedef struct VmafCudaContext {
     int64_t nb_sent;             /**< frame pairs sent to the library */
     int64_t nb_scored;           /**< frames whose scores came back */
     int64_t nb_out_indexed;      /**< frames with a library index sent downstream */
-    uint8_t *luma_copy[2];       /**< positive-pitch copies of flipped software luma planes */
-    unsigned luma_copy_size[2];
+    VmafCudaPlaneCopy copy[2];   /**< positive-pitch copies of flipped software planes */
     VmafCudaPairing pairing;
     int sdr_models;              /**< every model is built in (all are SDR models) */
     int64_t t_first_send;        /**< av_gettime_relative() of the first send */
@@ -187,56 +190,16 @@ static int session_error(AVFilterContext *ctx, const char *call, int status)
     return status_to_averror(status);
 }
 
-/**
- * Where the luma samples of a pixel format are, from its descriptor: plane 0, one
- * sample per step of 1 (8-bit) or 2 bytes (9..16-bit, little-endian), value =
- * stored >> shift (P010/P012/P016 and the MSB formats keep the value in the high bits).
- * Returns 0 and fills bpc/shift, or -1 when the layout is not one the library reads.
- */
-static int luma_layout(const AVPixFmtDescriptor *desc, unsigned *bpc, unsigned *shift)
-{
-    const uint64_t excluded = AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE |
-                              AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL |
-                              AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
-                              AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_XYZ;
-    unsigned depth, bytes;
-
-    if (!desc || (desc->flags & excluded) || desc->nb_components < 1)
-        return -1;
-    if (desc->comp[0].plane != 0 || desc->comp[0].offset != 0)
-        return -1;
-    depth = desc->comp[0].depth;
-    if (depth < 8 || depth > 16)
-        return -1;
-    bytes = depth > 8 ? 2 : 1;
-    if (desc->comp[0].step != (int)bytes || desc->comp[0].shift + depth > 8 * bytes ||
-        desc->comp[0].shift > 8)
-        return -1;
-    *bpc = depth;
-    *shift = desc->comp[0].shift;
-    return 0;
-}
-
-static enum VmafCudaChroma chroma_of(const AVPixFmtDescriptor *desc)
-{
-    if (desc->nb_components < 3)
-        return VMAF_CUDA_CHROMA_400;
-    if (!desc->log2_chroma_w && !desc->log2_chroma_h)
-        return VMAF_CUDA_CHROMA_444;
-    if (!desc->log2_chroma_h)
-        return VMAF_CUDA_CHROMA_422;
-    return VMAF_CUDA_CHROMA_420;
-}
-
-/** Every software format whose luma the library reads, plus CUDA frames. */
+/** Every software format whose planes the library reads (vmaf_cuda_picture.h), plus
+ *  CUDA frames. */
 static AVFilterFormats *supported_formats(void)
 {
     AVFilterFormats *list = NULL;
     const AVPixFmtDescriptor *desc = NULL;
-    unsigned bpc, shift;
+    VmafCudaLayout layout;
 
     while ((desc = av_pix_fmt_desc_next(desc))) {
-        if (luma_layout(desc, &bpc, &shift) < 0)
+        if (vmaf_cuda_layout(desc, &layout) < 0)
             continue;
         if (ff_add_format(&list, av_pix_fmt_desc_get_id(desc)) < 0)
             return NULL;
@@ -361,7 +324,8 @@ static int config_input_ref(AVFilterLink *inlink)
     enum AVPixelFormat main_fmt = layout_format(mainlink), ref_fmt = layout_format(reflink);
     const AVPixFmtDescriptor *main_desc = av_pix_fmt_desc_get(main_fmt);
     const AVPixFmtDescriptor *ref_desc = av_pix_fmt_desc_get(ref_fmt);
-    unsigned main_bpc, main_shift, ref_bpc, ref_shift;
+    VmafCudaLayout ml, rl;
+    unsigned main_bpc, ref_bpc;
     char main_str[96], ref_str[96];
     int err = 0;
 
@@ -384,14 +348,16 @@ static int config_input_ref(AVFilterLink *inlink)
                main_str, ref_str);
         err = AVERROR(EINVAL);
     }
-    if (luma_layout(main_desc, &main_bpc, &main_shift) < 0) {
+    if (vmaf_cuda_layout(main_desc, &ml) < 0) {
         av_log(ctx, AV_LOG_ERROR, "unsupported main format: %s\n", main_str);
         return AVERROR(EINVAL);
     }
-    if (luma_layout(ref_desc, &ref_bpc, &ref_shift) < 0) {
+    if (vmaf_cuda_layout(ref_desc, &rl) < 0) {
         av_log(ctx, AV_LOG_ERROR, "unsupported reference format: %s\n", ref_str);
         return AVERROR(EINVAL);
     }
+    main_bpc = ml.bpc;
+    ref_bpc = rl.bpc;
     /* Software inputs share one negotiated format. CUDA frames of two layouts are read
      * as they are when their luma has one bit depth (nv12 and yuv420p, p010 and
      * yuv420p10: each picture has its own shift); else one must be converted on the GPU. */
@@ -428,9 +394,21 @@ static int config_input_ref(AVFilterLink *inlink)
         return err;
 
     s->bpc = main_bpc;
-    s->shift = main_shift;
-    s->ref_shift = ref_shift;
+    s->shift = ml.shift;
+    s->layout[0] = ml;
+    s->layout[1] = rl;
     s->hw_frames = mainlink->format == AV_PIX_FMT_CUDA;
+    s->with_chroma = ml.chroma != VMAF_CUDA_CHROMA_400 && ml.chroma == rl.chroma;
+    s->chroma_note[0] = 0;
+    if (ml.chroma != rl.chroma) {
+        /* CUDA frames of one luma depth and two subsamplings: scored on luma alone */
+        snprintf(s->chroma_note, sizeof(s->chroma_note), "the chroma planes of main (%s, "
+                 "%s) and reference (%s, %s) differ in size, so no chroma is passed; for "
+                 "features that read chroma convert one on the GPU, e.g. "
+                 "[ref]scale_cuda=format=%s[ref2]", main_str, vmaf_cuda_chroma_name(ml.chroma),
+                 ref_str, vmaf_cuda_chroma_name(rl.chroma), av_get_pix_fmt_name(main_fmt));
+        av_log(ctx, AV_LOG_VERBOSE, "%s\n", s->chroma_note);
+    }
     return 0;
 }
 
@@ -438,7 +416,6 @@ static int open_session(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     AVFilterLink *mainlink = ctx->inputs[0];
-    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(layout_format(mainlink));
     VmafCudaSettings st;
     char err[512] = "";
     int ret;
@@ -447,7 +424,7 @@ static int open_session(AVFilterContext *ctx)
     st.width = mainlink->w;
     st.height = mainlink->h;
     st.bpc = s->bpc;
-    st.chroma = chroma_of(desc);
+    st.chroma = s->layout[0].chroma;
     st.backend = s->backend;
     st.models = s->model;
     st.features = s->feature;
@@ -489,11 +466,12 @@ static int open_session(AVFilterContext *ctx)
     s->nb_models = vmaf_cuda_model_count(s->session);
     if (*vmaf_cuda_open_warning(s->session))
         av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
-    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s; "
+    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s, %s; "
            "CUDA kernels: %s\n",
            vmaf_cuda_version(), vmaf_cuda_backend_name(s->session),
            s->hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
            s->shift ? " (high bits)" : "",
+           s->chroma_note[0] ? "luma only" : vmaf_cuda_chroma_name(st.chroma),
            *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
     return 0;
 }
@@ -673,39 +651,14 @@ static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t 
     return ret;
 }
 
-/** The luma plane of `frame` (which: 0 main, 1 reference) as the library reads it. */
+/** The planes of `frame` (which: 0 main, 1 reference) as the library reads them. */
 static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, int which,
                         VmafCudaPicture *pic)
 {
     VmafCudaContext *s = ctx->priv;
-    int bytes = frame->width * (s->bpc > 8 ? 2 : 1);
 
-    if (!frame->data[0]) {
-        av_log(ctx, AV_LOG_ERROR, "frame without a luma plane\n");
-        return AVERROR(EINVAL);
-    }
-    pic->luma = frame->data[0];
-    pic->pitch = frame->linesize[0];
-    pic->shift = which ? s->ref_shift : s->shift;
-    pic->memory = s->hw_frames ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST;
-    if (frame->linesize[0] < 0) {
-        /* a flipped picture (vflip): rows go up in memory; copy it top to bottom */
-        if (s->hw_frames) {
-            av_log(ctx, AV_LOG_ERROR, "CUDA frame with a negative linesize (a flipped "
-                   "picture): flip software frames, or flip on the GPU with a filter that "
-                   "writes a new frame\n");
-            return AVERROR(EINVAL);
-        }
-        av_fast_malloc(&s->luma_copy[which], &s->luma_copy_size[which],
-                       (size_t)bytes * frame->height);
-        if (!s->luma_copy[which])
-            return AVERROR(ENOMEM);
-        av_image_copy_plane(s->luma_copy[which], bytes, frame->data[0], frame->linesize[0],
-                            bytes, frame->height);
-        pic->luma = s->luma_copy[which];
-        pic->pitch = bytes;
-    }
-    return 0;
+    return vmaf_cuda_picture_fill(ctx, frame, &s->layout[which], s->hw_frames,
+                                  s->with_chroma, &s->copy[which], pic);
 }
 
 static int on_event(FFFrameSync *fs)
@@ -764,7 +717,10 @@ static int on_event(FFFrameSync *fs)
     if (st < 0) {
         av_frame_free(&dist);
         av_frame_free(&ref_keep);
-        return session_error(ctx, "vmaf_cuda_send", st);
+        ret = session_error(ctx, "vmaf_cuda_send", st);
+        if (st == VMAF_CUDA_EINVAL && s->chroma_note[0])
+            av_log(ctx, AV_LOG_ERROR, "%s\n", s->chroma_note);
+        return ret;
     }
     scored = s->n_subsample <= 1 || s->nb_sent % s->n_subsample == 0;
     if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++, scored)) < 0)
@@ -935,7 +891,7 @@ static av_cold void uninit(AVFilterContext *ctx)
     av_fifo_freep2(&s->out_index);
     vmaf_cuda_pairing_uninit(&s->pairing);
     for (int i = 0; i < 2; i++)
-        av_freep(&s->luma_copy[i]);
+        av_freep(&s->copy[i].buf);
     av_buffer_unref(&s->hw_device);
 }
 
