@@ -13,6 +13,11 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kFloatSsimRecord;
+extern const FeatureRecord kFloatMsSsimRecord;
+extern const FeatureRecord kCambiRecord;
+extern const FeatureRecord kPsnrRecord;
+extern const FeatureRecord kCiedeRecord;
 extern const FeatureRecord kFloatAdmRecord;
 extern const FeatureRecord kFloatVifRecord;
 extern const FeatureRecord kFloatMotionRecord;
@@ -25,6 +30,11 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kFloatSsimRecord,
+    &kFloatMsSsimRecord,
+    &kCambiRecord,
+    &kPsnrRecord,
+    &kCiedeRecord,
     &kFloatAdmRecord,
     &kFloatVifRecord,
     &kFloatMotionRecord,

@@ -12,7 +12,10 @@
  *   lavfi.vmaf.score                 score of the first model
  *   lavfi.vmaf.score.<model>         score of every model, when there are several
  *   lavfi.vmaf.<feature>             every feature the library returns
- * each printed with "%.17g", so parsing it gives the exact double.
+ *   lavfi.vmaf.window.*              with window=: the trailing window's pooled values
+ * each printed with "%.17g", so parsing it gives the exact double. Live QA (window=,
+ * log_fmt=ndjson, sei=1) is in vmaf_cuda_live*.[ch]; this file calls vmaf_cuda_live_ff_*
+ * at init, config_output and for each scored frame going out.
  *
  * A frame's scores need the next frame (motion looks one frame ahead), so output
  * frames wait in a queue until the library returns their scores (frames that
@@ -61,6 +64,7 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
+#include "vmaf_cuda_live_ff.h"
 #include "vmaf_cuda_pairing.h"
 #include "vmaf_cuda_picture.h"
 
@@ -96,6 +100,9 @@ typedef struct VmafCudaContext {
     int precision;
     int backend;
     int cuda_device;
+    char *window;                /**< live QA (vmaf_cuda_live.h): window=, window_log=, sei= */
+    int window_log;
+    int sei;
 
     /* state */
     VmafCudaSession *session;
@@ -123,6 +130,9 @@ typedef struct VmafCudaContext {
     int64_t t_flush;
     int flushed;
     int eof_done;
+    int ndjson;                  /**< log_fmt=ndjson: log_path is the streaming log */
+    int keep_history;            /**< the session keeps every frame (settings.keep_history) */
+    VmafCudaLive *live;          /**< windows, NDJSON, SEI; NULL when none is asked for */
 } VmafCudaContext;
 
 #define OFFSET(x) offsetof(VmafCudaContext, x)
@@ -135,9 +145,9 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "log_path", "file to write the libvmaf-format log to",
       OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
-    { "log_fmt", "log format: xml, json, csv or sub",
+    { "log_fmt", "log format: xml, json, csv, sub, or ndjson (a line per frame as it is scored)",
       OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
-    { "pool", "pooling of the printed score: mean, harmonic_mean, min or max",
+    { "pool", "pooling of the printed score: mean, harmonic_mean, min, max, perc1, perc5, perc10",
       OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "n_threads", "worker threads of the CPU backend (0: one)",
       OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
@@ -159,6 +169,12 @@ static const AVOption vmaf_cuda_options[] = {
     { "cuda_device", "CUDA device ordinal for software frames (-1: device 0); CUDA frames are "
       "scored on their own device, and naming another one is an error",
       OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, INT_MAX, FLAGS },
+    { "window", "rolling window of the lavfi.vmaf.window.* metadata: N frames, or a duration (2s, 500ms)",
+      OFFSET(window), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "window_log", "with log_fmt=ndjson: a window line every N scored frames (0: none)",
+      OFFSET(window_log), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { "sei", "attach each frame's scores as SEI user data unregistered side data",
+      OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
 };
 
@@ -231,38 +247,52 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
     return 0;
 }
 
+/** The options vmaf_cuda_live_ff.c reads. */
+static void live_options(const VmafCudaContext *s, VmafCudaLiveOptions *o)
+{
+    *o = (VmafCudaLiveOptions){ .window = s->window, .window_log = s->window_log, .sei = s->sei,
+                                .ndjson = s->ndjson, .log_path = s->log_path,
+                                .precision = s->precision, .pool = s->pool_method };
+}
+
 static av_cold int init(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     const char *fmt = s->log_fmt ? s->log_fmt : "xml";
     const char *pool = s->pool ? s->pool : "mean";
+    VmafCudaLiveOptions live;
+    int pool_method, ret;
 
     if (!strcmp(fmt, "xml"))       s->log_format = VMAF_CUDA_LOG_XML;
     else if (!strcmp(fmt, "json")) s->log_format = VMAF_CUDA_LOG_JSON;
     else if (!strcmp(fmt, "csv"))  s->log_format = VMAF_CUDA_LOG_CSV;
     else if (!strcmp(fmt, "sub"))  s->log_format = VMAF_CUDA_LOG_SUB;
+    else if (!strcmp(fmt, "ndjson")) s->ndjson = 1;
     else {
-        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub\n", fmt);
+        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub, ndjson\n", fmt);
         return AVERROR(EINVAL);
     }
 
-    if (!strcmp(pool, "mean"))               s->pool_method = VMAF_CUDA_POOL_MEAN;
-    else if (!strcmp(pool, "harmonic_mean")) s->pool_method = VMAF_CUDA_POOL_HARMONIC_MEAN;
-    else if (!strcmp(pool, "min"))           s->pool_method = VMAF_CUDA_POOL_MIN;
-    else if (!strcmp(pool, "max"))           s->pool_method = VMAF_CUDA_POOL_MAX;
-    else {
-        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of mean, harmonic_mean, min, max\n", pool);
+    if ((pool_method = vmaf_live_parse_pool(pool)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of " VMAF_LIVE_POOL_NAMES "\n", pool);
         return AVERROR(EINVAL);
     }
+    s->pool_method = pool_method;
+    live_options(s, &live);
+    if ((ret = vmaf_cuda_live_ff_check(ctx, &live)) < 0)
+        return ret;
+    /* per-frame history only for what needs the whole stream (settings.keep_history) */
+    s->keep_history = (s->log_path && !s->ndjson) || vmaf_live_pool_percentile(s->pool_method);
 
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
     }
 
-    if (s->log_path) {
-        /* the log is written at the end: find out now when it cannot be, leaving no
-         * file behind (the library writes a temporary file and renames it) */
+    if (s->log_path && !(s->ndjson && vmaf_cuda_live_path_is_stream(s->log_path))) {
+        /* the log is written at the end (NDJSON: at the first scored frame): find out
+         * now when it cannot be, leaving no file behind (the library writes a temporary
+         * file and renames it) */
         int existed = !access(s->log_path, F_OK);
         FILE *f = fopen(s->log_path, "a");
         if (!f) {
@@ -431,6 +461,7 @@ static int open_session(AVFilterContext *ctx)
     st.n_subsample = s->n_subsample;
     st.n_threads = s->n_threads;
     st.cuda_device = s->cuda_device;
+    st.keep_history = s->keep_history;
 
     if (s->hw_frames) {
 #if CONFIG_CUDA
@@ -464,6 +495,9 @@ static int open_session(AVFilterContext *ctx)
         return status_to_averror(ret);
     }
     s->nb_models = vmaf_cuda_model_count(s->session);
+    av_log(ctx, AV_LOG_VERBOSE, "per-frame history: %s\n", s->keep_history ?
+           "kept (a whole-stream log or a percentile pool needs it)" :
+           "not kept (memory stays flat over the stream)");
     if (*vmaf_cuda_open_warning(s->session))
         av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
     av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s, %s; "
@@ -483,6 +517,7 @@ static int config_output(AVFilterLink *outlink)
     AVFilterLink *mainlink = ctx->inputs[0];
     FilterLink *il = ff_filter_link(mainlink);
     FilterLink *ol = ff_filter_link(outlink);
+    VmafCudaLiveOptions live;
     int ret;
 
     if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
@@ -504,6 +539,9 @@ static int config_output(AVFilterLink *outlink)
     if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base)) < 0)
         return ret;
     if (!s->session && (ret = open_session(ctx)) < 0)
+        return ret;
+    live_options(s, &live);
+    if (!s->live && (ret = vmaf_cuda_live_ff_open(ctx, &live, s->session, outlink, &s->live)) < 0)
         return ret;
     return 0;
 }
@@ -536,7 +574,6 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
         }
     }
 }
-
 
 static void free_pending(PendingFrame *p)
 {
@@ -596,6 +633,10 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     free_pending(&p);
     if (scores)
         attach_scores(s, out, scores);
+    if (scores && s->live && (ret = vmaf_cuda_live_ff_attach(ctx, s->live, out, scores)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
     if ((ret = av_fifo_write(s->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
         return ret;
@@ -795,7 +836,16 @@ static void write_results(AVFilterContext *ctx)
         /* the output was closed early (-frames:v N): log and pool what went out */
         av_log(ctx, AV_LOG_VERBOSE, "%"PRId64" of the %"PRId64" frames sent were output: "
                "the log and the score cover those\n", output, s->nb_sent);
-        if ((st = vmaf_cuda_truncate(s->session, (unsigned)output)) < 0) {
+        st = vmaf_cuda_truncate(s->session, (unsigned)output);
+        if (st == VMAF_CUDA_ESTATE && !s->keep_history) {
+            /* no history (no whole-stream log, no percentile pool): the session cannot
+             * drop the frames that were not output */
+            av_log(ctx, AV_LOG_WARNING, "the VMAF score covers all %"PRId64" frames scored, "
+                   "%"PRId64" more than were output (without a whole-stream log the session "
+                   "keeps no per-frame history to drop them from)\n", s->nb_sent,
+                   s->nb_sent - output);
+            output = s->nb_sent;
+        } else if (st < 0) {
             session_error(ctx, "vmaf_cuda_truncate", st);
             return;
         }
@@ -805,7 +855,9 @@ static void write_results(AVFilterContext *ctx)
                "score\n", s->log_path ? " file" : "");
         return;
     }
-    if (s->log_path) {
+    if (s->live && vmaf_cuda_live_finish(s->live, s->session, (uint64_t)output) < 0)
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
+    if (s->log_path && !s->ndjson) {
         double secs = (s->t_flush - s->t_first_send) / 1e6;
         double fps = secs > 0 ? s->nb_sent / secs : NAN;
         st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
@@ -880,6 +932,8 @@ static av_cold void uninit(AVFilterContext *ctx)
                s->log_path ? " file" : "");
 
     ff_framesync_uninit(&s->fs);
+    vmaf_cuda_live_close(s->live);
+    s->live = NULL;
     vmaf_cuda_close(s->session);
     s->session = NULL;
     while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
