@@ -18,6 +18,9 @@ extern const FeatureRecord kFloatMsSsimRecord;
 extern const FeatureRecord kCambiRecord;
 extern const FeatureRecord kPsnrRecord;
 extern const FeatureRecord kCiedeRecord;
+extern const FeatureRecord kFloatAdmRecord;
+extern const FeatureRecord kFloatVifRecord;
+extern const FeatureRecord kFloatMotionRecord;
 
 namespace {
 
@@ -32,6 +35,9 @@ const FeatureRecord* const kRecords[] = {
     &kCambiRecord,
     &kPsnrRecord,
     &kCiedeRecord,
+    &kFloatAdmRecord,
+    &kFloatVifRecord,
+    &kFloatMotionRecord,
 };
 
 } // namespace

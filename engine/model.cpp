@@ -5,6 +5,8 @@
 
 #include "model.h"
 
+#include "feature.h"
+
 #include "error.h"
 #include "vmaf_cuda.h"
 
@@ -364,9 +366,13 @@ Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
         ModelFeature f;
         f.name = string_of(names[i], "feature_names[" + std::to_string(i) + "]");
         const auto ext = extractor_of_feature(f.name);
-        if (!ext)
-            fail("feature \"" + f.name + "\" is not provided by any vmaf_cuda extractor "
-                 "(integer adm, vif, motion)");
+        if (!ext) {
+            std::string known;
+            for (const FeatureRecord* r : feature_records())
+                known += (known.empty() ? "" : ", ") + std::string(r->name);
+            fail("feature \"" + f.name + "\" is not provided by any vmaf_cuda extractor (" +
+                 known + ")");
+        }
         f.spec.extractor = *ext;
         m.features_.push_back(std::move(f));
     }

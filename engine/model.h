@@ -189,7 +189,7 @@ BootstrapScores bootstrap_combine(const Model& member0, std::vector<double> raw)
 /// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON, a missing key (named), a value of
 /// the wrong type, counts that disagree (feature_names vs slopes/intercepts/
 /// feature_opts_dicts/support-vector indices), an unsupported model/kernel type, or a
-/// feature no vmaf_cuda extractor provides (e.g. the float features).
+/// feature no vmaf_cuda extractor provides (none of the registry's records names it).
 Model load_model(std::string_view json_text, const ModelConfig& cfg);
 
 /// Reads and parses a model file; errors name the path (EMODEL, also when unreadable).

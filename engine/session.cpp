@@ -257,22 +257,30 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     bc.cuda_context = s.cuda_context;
     bc.cuda_stream = s.cuda_stream;
 #ifdef VMAF_CUDA_HAVE_CUDA
-    // Features without a GPU stage: backend=cuda refuses them, auto runs on the CPU.
+    // Features without a GPU stage: backend=cuda refuses them (EINVAL, whatever the
+    // device: the settings ask for what the CUDA backend cannot do), auto runs on the CPU.
+    // The message names the first model that needs the feature.
     std::string cpu_only;
-    for (const auto& f : features_)
-        if (!f->has_gpu()) {
-            cpu_only = f->gpu_refusal();
+    for (std::size_t i = 0; i < features_.size() && cpu_only.empty(); ++i) {
+        if (features_[i]->has_gpu()) continue;
+        cpu_only = features_[i]->gpu_refusal();
+        for (const Model& m : models_) {
+            const auto needs = model_extractors(m);
+            if (std::find(needs.begin(), needs.end(), extractors[i]) == needs.end()) continue;
+            cpu_only += " (needed by model '" + m.name() + "', " + m.source() + ")";
             break;
         }
+    }
     if (s.backend == VMAF_CUDA_BACKEND_CPU) {
         backend_ = make_cpu_backend(bc, plan_);
+    } else if (s.backend == VMAF_CUDA_BACKEND_CUDA && !cpu_only.empty()) {
+        throw Error(VMAF_CUDA_EINVAL, "backend=cuda: " + cpu_only);
     } else {
         const CudaDeviceCheck chk = check_cuda_device(bc);
         if (chk.result == CudaDeviceCheck::Result::ok && cpu_only.empty()) {
             backend_ = make_cuda_backend(bc, plan_);
         } else if (s.backend == VMAF_CUDA_BACKEND_CUDA) {
-            throw Error(chk.result == CudaDeviceCheck::Result::ok ? VMAF_CUDA_EINVAL : VMAF_CUDA_ENODEV,
-                        "backend=cuda: " + (chk.result == CudaDeviceCheck::Result::ok ? cpu_only : chk.message));
+            throw Error(VMAF_CUDA_ENODEV, "backend=cuda: " + chk.message);
         } else {
             // auto: the CPU backend gives the same numbers; say why once when a device
             // is there but cannot run the kernels (no device at all is the plain case).

@@ -101,13 +101,20 @@ typedef struct VmafCudaSettings {
     enum VmafCudaBackend backend; /**< default AUTO */
     /** Models, libvmaf filter syntax: entries separated by '|', each a ':'-separated
      *  list of key=value: `version=NAME` (built-in: vmaf_v0.6.1, vmaf_v0.6.1neg,
-     *  vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3) or `path=FILE.json`, optional `name=OUT` (score key),
+     *  vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3; the float
+     *  models vmaf_float_v0.6.1, vmaf_float_v0.6.1neg, vmaf_float_4k_v0.6.1 and the collection
+     *  vmaf_float_b_v0.6.3, CPU backend only: backend=cuda refuses them with EINVAL, AUTO
+     *  scores them on the CPU with a warning where a device was usable) or `path=FILE.json`,
+     *  optional `name=OUT` (score key),
      *  `enable_transform=true|false`, `disable_clip=true|false`.
      *  NULL or "" means "version=vmaf_v0.6.1". Score key defaults to "vmaf" for the
      *  first model and to the version / file stem for the others. */
     const char *models;
     /** Extra features, '|'-separated `name=X[:opt=val...]` (libvmaf syntax): adm, vif,
-     *  motion (integer extractors; options adm_enhn_gain_limit, vif_enhn_gain_limit).
+     *  motion (integer extractors; options adm_enhn_gain_limit, vif_enhn_gain_limit);
+     *  float_adm, float_vif, float_motion (libvmaf's float extractors, CPU backend only;
+     *  their libvmaf options, but for debug, vif_prescale_method, motion_add_scale1 and
+     *  motion_add_uv, which only take their defaults).
      *  NULL or "" for none. */
     const char *features;
     unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */

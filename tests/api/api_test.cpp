@@ -175,8 +175,9 @@ TEST_CASE("open errors name the problem", "[api]") {
         const std::string e = open_err(VMAF_CUDA_EMODEL);
         CHECK(e.find("vmaf_v7") != std::string::npos);
         // the message lists the built-in models
-        CHECK(e.find("built-in: vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, vmaf_v0.6.1, "
-                     "vmaf_v0.6.1neg") !=
+        CHECK(e.find("built-in: vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, "
+                     "vmaf_float_4k_v0.6.1, vmaf_float_b_v0.6.3, vmaf_float_v0.6.1, "
+                     "vmaf_float_v0.6.1neg, vmaf_v0.6.1, vmaf_v0.6.1neg") !=
               std::string::npos);
     }
     SECTION("unreadable model file") {
@@ -462,6 +463,73 @@ TEST_CASE("no_prediction: features only, no model", "[api]") {
     vmaf_cuda_close(vs);
 }
 
+TEST_CASE("float models: backend=cuda refuses them naming feature and model; auto and cpu "
+          "score them on the CPU", "[api]") {
+    const Frames f = make_frames(64, 48, 8, 3, 7);
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = f.w;
+    s.height = f.h;
+    s.models = "version=vmaf_float_v0.6.1";
+    s.backend = VMAF_CUDA_BACKEND_CUDA;
+    VmafCudaSession* vs = nullptr;
+    char err[512] = {};
+    const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+    INFO("rc " << rc << ": " << err);
+    CHECK(vs == nullptr);
+#ifdef VMAF_CUDA_HAVE_CUDA
+    // With or without a device: the CUDA backend has no float extractors.
+    CHECK(rc == VMAF_CUDA_EINVAL);
+    const std::string msg = err;
+    CHECK(msg.find("float_adm") != std::string::npos);
+    CHECK(msg.find("CPU backend only") != std::string::npos);
+    CHECK(msg.find("vmaf_float_v0.6.1") != std::string::npos);
+#else
+    CHECK(rc == VMAF_CUDA_ENODEV);
+#endif
+
+    // auto: the CPU backend (a warning naming the feature where a CUDA device was usable).
+    VmafCudaSettings plain = s;
+    plain.models = nullptr;
+    VmafCudaSession* probe = nullptr;
+    const bool device = vmaf_cuda_open(&probe, &plain, err, sizeof err) == VMAF_CUDA_OK;
+    if (probe) vmaf_cuda_close(probe);
+    s.backend = VMAF_CUDA_BACKEND_AUTO;
+    REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+    const std::string warning = vmaf_cuda_open_warning(vs);
+    INFO("warning: " << warning);
+    if (device) {
+        CHECK(warning.find("float_adm") != std::string::npos);
+        CHECK(warning.find("CPU backend") != std::string::npos);
+    } else {
+        // No device (no warning), or one this build has no kernels for (that warning).
+        CHECK(warning.find("float_adm") == std::string::npos);
+    }
+    std::vector<std::vector<double>> rows[2];
+    auto run = [&](VmafCudaSession* session, std::vector<std::vector<double>>& out) {
+        VmafCudaFrameScores fs;
+        for (std::size_t k = 0; k < f.ref.size(); ++k) {
+            const auto r = pack(f.ref[k], f.w, f.h, 8, f.w, 0);
+            const auto d = pack(f.dist[k], f.w, f.h, 8, f.w, 0);
+            VmafCudaPicture rp{r.data(), ptrdiff_t(f.w), 0, VMAF_CUDA_MEMORY_HOST};
+            VmafCudaPicture dp{d.data(), ptrdiff_t(f.w), 0, VMAF_CUDA_MEMORY_HOST};
+            REQUIRE(vmaf_cuda_send(session, &rp, &dp) == VMAF_CUDA_OK);
+            while (vmaf_cuda_receive(session, &fs) == VMAF_CUDA_OK)
+                out.emplace_back(fs.values, fs.values + fs.count);
+        }
+        REQUIRE(vmaf_cuda_flush(session) == VMAF_CUDA_OK);
+        while (vmaf_cuda_receive(session, &fs) == VMAF_CUDA_OK)
+            out.emplace_back(fs.values, fs.values + fs.count);
+        vmaf_cuda_close(session);
+    };
+    run(vs, rows[0]);
+    run(open_cpu(f.w, f.h, 8, "version=vmaf_float_v0.6.1"), rows[1]);
+    REQUIRE(rows[0].size() == 3);
+    CHECK(rows[0] == rows[1]);
+    CHECK(std::isfinite(rows[0][0].back()));
+}
+
 namespace {
 
 /// Runs frames `f` with `settings` (CPU backend); returns every frame's values and the
@@ -547,6 +615,8 @@ TEST_CASE("lookahead: frames needed before a frame's scores are final", "[api][l
         {nullptr, nullptr, 0, 1},                                          // vmaf_v0.6.1
         {nullptr, "name=adm|name=vif", 1, 0},                              // no temporal feature
         {nullptr, "name=motion:motion_five_frame_window=true", 1, 2},      // frame 0 needs frame 2
+        {"version=vmaf_float_v0.6.1", nullptr, 0, 1},                      // float motion2
+        {nullptr, "float_motion:motion_force_zero=true", 1, 0},            // all 0: no lookahead
     };
     for (const C& c : cases) {
         VmafCudaSettings s = cpu_settings(64, 48, 8);

@@ -150,11 +150,13 @@ TEST_CASE("other models reproduce libvmaf (NEG, 4K, enable_transform)", "[model]
 }
 
 TEST_CASE("built-in models equal the model files", "[model]") {
-    // Every model whose features exist is built in (the others need CAMBI, SpEED or the
-    // float extractors).
+    // Every model whose features exist is built in (the others need CAMBI or SpEED).
     const auto versions = builtin_model_versions();
     CHECK(versions == std::vector<std::string>{"vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
-                                               "vmaf_b_v0.6.3", "vmaf_v0.6.1", "vmaf_v0.6.1neg"});
+                                               "vmaf_b_v0.6.3", "vmaf_float_4k_v0.6.1",
+                                               "vmaf_float_b_v0.6.3", "vmaf_float_v0.6.1",
+                                               "vmaf_float_v0.6.1neg", "vmaf_v0.6.1",
+                                               "vmaf_v0.6.1neg"});
     for (const std::string& v : versions) {
         const auto text = builtin_model_json(v);
         REQUIRE(text);
@@ -288,8 +290,7 @@ TEST_CASE("malformed models fail with EMODEL, never a crash", "[model][errors]")
         })));
     }
     SECTION("unknown features and options") {
-        CHECK(emodel(edited([](nlohmann::json& md) { md["feature_names"][0] = "VMAF_feature_adm2_score"; })));
-        CHECK(emodel(read_text(model_dir() + "/vmaf_float_v0.6.1.json")));
+        CHECK(emodel(edited([](nlohmann::json& md) { md["feature_names"][0] = "VMAF_feature_bogus_score"; })));
         CHECK(emodel(edited([](nlohmann::json& md) {
             md["feature_opts_dicts"] = nlohmann::json::array({{{"adm_bogus", 1}}});
         })));
@@ -342,8 +343,13 @@ TEST_CASE("resolve_model: built-in, search dir, names, overloads", "[model][stri
     const auto unknown = parse_model_string("version=vmaf_v0.6.1neg_copy");
     CHECK(status_of([&] { resolve_model(unknown[0], true, nullptr); }) == VMAF_CUDA_EMODEL);
     CHECK(status_of([&] { resolve_model(unknown[0], true, "/nonexistent"); }) == VMAF_CUDA_EMODEL);
-    const auto in_dir = parse_model_string("version=vmaf_float_v0.6.1");
-    CHECK(status_of([&] { resolve_model(in_dir[0], true, model_dir().c_str()); }) == VMAF_CUDA_EMODEL);
+    // The float models are built in (found without a search folder).
+    const auto float_model = parse_model_string("version=vmaf_float_v0.6.1");
+    const Model fm = resolve_model(float_model[0], true, nullptr);
+    CHECK(fm.source() == "built-in vmaf_float_v0.6.1");
+    CHECK(fm.features()[0].spec.extractor == "float_adm");
+    CHECK(fm.features()[1].spec.extractor == "float_motion");
+    CHECK(fm.features()[2].spec.extractor == "float_vif");
 
     const auto ov = parse_model_string("version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=1.0");
     const Model m = resolve_model(ov[0], true, nullptr);
