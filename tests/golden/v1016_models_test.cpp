@@ -11,6 +11,7 @@
 // model's chroma correction (predict() from libvmaf's own logged inputs gives libvmaf's
 // score), and speed_temporal against the reference.
 
+#include "error.h"
 #include "feature_registry.h"
 #include "golden_util.h"
 #include "model.h"
@@ -475,5 +476,42 @@ TEST_CASE("speed_chroma refuses what libvmaf cannot compute, before the first fr
         CHECK(std::string(err).find(b.says) != std::string::npos);
         CHECK(std::string(err).find(std::string(b.features).substr(0, 10)) != std::string::npos);
         if (vs) vmaf_cuda_close(vs);
+    }
+}
+
+TEST_CASE("chroma_correction_parameter: what libvmaf cannot predict is refused at load",
+          "[v1016][model]") {
+    // A two-input model in libvmaf's layout; the variants break the correction.
+    auto doc = [](const std::string& names, const std::string& param) {
+        return std::string(R"({"model_dict": {"model_type": "LIBSVMNUSVR", "norm_type": "linear_rescale",
+            "feature_names": )") + names + R"(,
+            "slopes": [1.0, 1.0, 1.0], "intercepts": [0.0, 0.0, 0.0],
+            "model": "svm_type nu_svr\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:0.5 2:0.5 \n")" +
+               (param.empty() ? "" : ", \"chroma_correction_parameter\": " + param) + "}}";
+    };
+    const std::string good = R"(["Speed_chroma_feature_speed_chroma_uv_score", "VMAF_integer_feature_adm3_score"])";
+    const eng::Model m = eng::load_model(doc(good, "120.0"), {});
+    CHECK(m.chroma_correction());
+    CHECK(m.chroma_correction_parameter() == 120.0);
+    CHECK_FALSE(eng::load_model(doc(good, ""), {}).chroma_correction());
+    const std::pair<std::string, std::string> bad[] = {
+        {good, "0"},                 // libvmaf then writes no score at all
+        {good, "\"120\""},           // not a number (libvmaf: -EINVAL)
+        {R"(["Speed_chroma_feature_speed_chroma_uv_score", "VMAF_integer_feature_adm2_score"])", "120"},
+        {R"(["VMAF_integer_feature_adm3_score", "VMAF_integer_feature_adm2_score"])", "120"},
+        {R"(["Speed_chroma_feature_speed_chroma_uv_score", "Speed_chroma_feature_speed_chroma_u_score"])", "120"},
+    };
+    for (const auto& [names, param] : bad) {
+        int status = 0;
+        std::string what;
+        try {
+            (void)eng::load_model(doc(names, param), {});
+        } catch (const eng::Error& e) {
+            status = e.status;
+            what = e.what();
+        }
+        INFO(names << " " << param << ": " << what);
+        CHECK(status == VMAF_CUDA_EMODEL);
+        CHECK(what.find("chroma_correction_parameter") != std::string::npos);
     }
 }
