@@ -159,6 +159,10 @@ int vmaf_cuda_truncate(VmafCudaSession* vs, unsigned frames) {
     });
 }
 
+unsigned vmaf_cuda_lookahead(const VmafCudaSession* vs) {
+    return vs && vs->impl ? vs->impl->lookahead() : 0;
+}
+
 unsigned vmaf_cuda_pictures_released(const VmafCudaSession* vs) {
     return vs && vs->impl ? vs->impl->pictures_released() : 0;
 }

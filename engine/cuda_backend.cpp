@@ -14,7 +14,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
+#include <thread>
 #include <limits>
 #include <type_traits>
 
@@ -148,9 +151,21 @@ public:
         own_ref_c_.resize(owned_);
         own_dist_c_.resize(owned_);
         hist_.resize(plan_.history + 1);
+        // Workers for the host finishes that may run on any thread, when some stage has one.
+        bool any = false;
+        for (const auto& st : lanes_[0].stages) any = any || st->finish_on_any_thread();
+        const unsigned hw = std::thread::hardware_concurrency();
+        const unsigned n = any ? std::clamp(hw / 2, 1u, 4u) : 0;
+        try {
+            for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+        } catch (...) {
+            stop_workers();
+            throw;
+        }
     }
 
     ~CudaBackend() override {
+        stop_workers();
         try {
             ContextScope scope(api_, cfg_.cuda_context);
             cudaStreamSynchronize(stream_);
@@ -245,7 +260,11 @@ public:
             VMAF_CUDA_CHECK(cudaMemcpyAsync(hbase, dbase, layout_.bytes, cudaMemcpyDeviceToHost,
                                             lane.stream[0]));
             VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], lane.stream[0]));
-            queue_.push_back({index, scored, slot});
+            auto pend = std::make_unique<Pending>();
+            pend->index = index;
+            pend->scored = scored;
+            pend->slot = slot;
+            queue_.push_back(std::move(pend));
         } catch (const CudaError& e) {
             throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
                         e.what());
@@ -255,41 +274,159 @@ public:
     bool retrieve(FrameResult& out, bool wait) override {
         if (queue_.empty()) return false;
         ContextScope scope(api_, cfg_.cuda_context);
-        const Pending p = queue_.front();
-        cudaError_t st = wait ? cudaEventSynchronize(events_[p.slot]) : cudaEventQuery(events_[p.slot]);
-        if (st == cudaErrorNotReady) return false;
-        if (st != cudaSuccess)
-            throw Error(VMAF_CUDA_ECUDA, std::string("CUDA work of frame ") + std::to_string(p.index) +
-                                             " failed: " + cudaGetErrorString(st));
-        queue_.pop_front();
-        const auto* hbase = host_acc_.get<unsigned char>() + p.slot * layout_.bytes;
-        out.index = p.index;
-        out.scored = p.scored;
-        out.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
-        out.series.assign(plan_.n_series, 0.0);
-        Lane& lane = lanes_[p.index % lanes_.size()];
-        try {
-            for (std::size_t i = 0; i < lane.stages.size(); ++i)
-                if (plan_.runs(i, p.scored))
-                    lane.stages[i]->finish(p.index, hbase + layout_.off[i],
-                                           out.values.data() + plan_.out_offset[i],
-                                           out.series.data() + plan_.series_offset[i],
-                                           lane.stream[i % lane.stream.size()]);
-        } catch (const CudaError& e) {
-            throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
-                        e.what());
+        for (;;) {
+            dispatch(wait);
+            Pending& head = *queue_.front();
+            {
+                std::unique_lock<std::mutex> lk(mu_);
+                if (head.state == Pending::finishing && wait)
+                    cv_done_.wait(lk, [&] { return head.state == Pending::done; });
+                if (head.state != Pending::done) {
+                    if (!wait) return false;
+                    continue; // not dispatched yet: dispatch(true) waits for its event
+                }
+            }
+            auto p = std::move(queue_.front());
+            queue_.pop_front();
+            if (!p->error.empty()) throw Error(p->status, p->error);
+            out = std::move(p->result);
+            return true;
         }
-        return true;
     }
 
     unsigned pending() const override { return unsigned(queue_.size()); }
 
 private:
     struct Pending {
-        unsigned index;
-        bool scored;
-        unsigned slot;
+        unsigned index = 0;
+        bool scored = false;
+        unsigned slot = 0;
+        enum State { enqueued, finishing, done } state = enqueued;
+        FrameResult result;
+        std::string error;
+        int status = VMAF_CUDA_OK;
+        std::size_t todo = 0; ///< host-pool finishes still running
     };
+
+    struct Task {
+        Pending* p = nullptr;
+        std::size_t feature = 0;
+        const unsigned char* hbase = nullptr;
+        Lane* lane = nullptr;
+    };
+
+    /// Frames whose readback event has fired get their host finish, in frame order:
+    /// stages that may run on any thread go to the host workers (pure host tails such as
+    /// SpEED's), the others (device fallbacks on the lane's stream) run here. With
+    /// `wait`, blocks for the oldest frame's event.
+    void dispatch(bool wait) {
+        for (std::size_t q = 0; q < queue_.size(); ++q) {
+            Pending& p = *queue_[q];
+            if (p.state != Pending::enqueued) continue;
+            const cudaError_t st = (wait && q == 0) ? cudaEventSynchronize(events_[p.slot])
+                                                    : cudaEventQuery(events_[p.slot]);
+            if (st == cudaErrorNotReady) return;
+            if (st != cudaSuccess) {
+                cudaGetLastError();
+                std::lock_guard<std::mutex> lk(mu_);
+                p.error = std::string("CUDA work of frame ") + std::to_string(p.index) +
+                          " failed: " + cudaGetErrorString(st);
+                p.status = VMAF_CUDA_ECUDA;
+                p.state = Pending::done;
+                return;
+            }
+            start_finish(p);
+        }
+    }
+
+    void start_finish(Pending& p) {
+        const auto* hbase = host_acc_.get<unsigned char>() + p.slot * layout_.bytes;
+        p.result.index = p.index;
+        p.result.scored = p.scored;
+        p.result.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
+        p.result.series.assign(plan_.n_series, 0.0);
+        Lane& lane = lanes_[p.index % lanes_.size()];
+        std::vector<std::size_t> pooled;
+        try {
+            for (std::size_t i = 0; i < lane.stages.size(); ++i) {
+                if (!plan_.runs(i, p.scored)) continue;
+                if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
+                    pooled.push_back(i);
+                    continue;
+                }
+                lane.stages[i]->finish(p.index, hbase + layout_.off[i],
+                                       p.result.values.data() + plan_.out_offset[i],
+                                       p.result.series.data() + plan_.series_offset[i],
+                                       lane.stream[i % lane.stream.size()]);
+            }
+        } catch (const CudaError& e) {
+            p.error = e.what();
+            p.status = e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA;
+        } catch (const Error& e) {
+            p.error = e.what();
+            p.status = e.status;
+        } catch (const std::exception& e) {
+            p.error = e.what();
+            p.status = VMAF_CUDA_EINTERNAL;
+        }
+        std::lock_guard<std::mutex> lk(mu_);
+        if (pooled.empty() || !p.error.empty()) {
+            p.state = Pending::done;
+            cv_done_.notify_all();
+            return;
+        }
+        p.state = Pending::finishing;
+        p.todo = pooled.size();
+        for (std::size_t i : pooled) tasks_.push_back({&p, i, hbase, &lane});
+        cv_work_.notify_all();
+    }
+
+    void work() {
+        for (;;) {
+            Task t;
+            {
+                std::unique_lock<std::mutex> lk(mu_);
+                cv_work_.wait(lk, [&] { return stop_ || !tasks_.empty(); });
+                if (stop_) return;
+                t = tasks_.front();
+                tasks_.pop_front();
+            }
+            std::string err;
+            int status = VMAF_CUDA_OK;
+            try {
+                const std::size_t i = t.feature;
+                t.lane->stages[i]->finish(t.p->index, t.hbase + layout_.off[i],
+                                          t.p->result.values.data() + plan_.out_offset[i],
+                                          t.p->result.series.data() + plan_.series_offset[i],
+                                          nullptr);
+            } catch (const Error& e) {
+                err = e.what();
+                status = e.status;
+            } catch (const std::exception& e) {
+                err = e.what();
+                status = VMAF_CUDA_EINTERNAL;
+            }
+            std::lock_guard<std::mutex> lk(mu_);
+            if (!err.empty() && t.p->error.empty()) {
+                t.p->error = err;
+                t.p->status = status;
+            }
+            if (--t.p->todo == 0) {
+                t.p->state = Pending::done;
+                cv_done_.notify_all();
+            }
+        }
+    }
+
+    void stop_workers() {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            stop_ = true;
+        }
+        cv_work_.notify_all();
+        for (auto& t : workers_) t.join();
+        workers_.clear();
+    }
 
     /// Device views of picture `p`: its planes in place when they are device memory
     /// (chroma as given: planar, or interleaved with step 2), else uploaded into `own` /
@@ -379,7 +516,13 @@ private:
     unsigned owned_ = 0;
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
-    std::deque<Pending> queue_;
+    std::deque<std::unique_ptr<Pending>> queue_;
+    // Host finishes (feature.h GpuStage::finish_on_any_thread) run on a few workers.
+    std::mutex mu_;
+    std::condition_variable cv_work_, cv_done_;
+    std::deque<Task> tasks_;
+    std::vector<std::thread> workers_;
+    bool stop_ = false;
 };
 
 } // namespace

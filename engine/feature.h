@@ -127,6 +127,11 @@ public:
     /// `stream`: the lane's stream, for fallbacks that copy more from the device.
     virtual void finish(unsigned index, const void* h_accum, double* out, double* series,
                         void* stream) = 0;
+    /// Whether finish() is pure host code over `h_accum` (no device access, no shared
+    /// state), so that the backend may run it on a worker thread, several frames at once
+    /// (`stream` is then null). Stages whose finish may copy more from the device (slot
+    /// fallbacks) keep the default and run on the session's thread, in frame order.
+    virtual bool finish_on_any_thread() const { return false; }
 };
 
 /// What a GPU stage may ask of its backend.

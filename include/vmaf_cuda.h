@@ -227,9 +227,8 @@ int vmaf_cuda_send(VmafCudaSession *vs, const VmafCudaPicture *ref,
                    const VmafCudaPicture *dist);
 
 /**
- * Returns the scores of the oldest frame whose scores are final (a frame needs the
- * next frame's motion, so frame N is final once N+1 was sent and computed, or after
- * flush). Returns 0, VMAF_CUDA_EAGAIN (nothing final yet), VMAF_CUDA_EOF (flushed,
+ * Returns the scores of the oldest frame whose scores are final (frame N is final once
+ * frames up to N + vmaf_cuda_lookahead() were sent and computed, or after flush). Returns 0, VMAF_CUDA_EAGAIN (nothing final yet), VMAF_CUDA_EOF (flushed,
  * all returned) or an error. Frames skipped by n_subsample are not returned.
  */
 int vmaf_cuda_receive(VmafCudaSession *vs, VmafCudaFrameScores *out);
@@ -260,6 +259,17 @@ int vmaf_cuda_truncate(VmafCudaSession *vs, unsigned frames);
  * vmaf_cuda_send() returns. Returns 0 for NULL.
  */
 unsigned vmaf_cuda_pictures_released(const VmafCudaSession *vs);
+
+/**
+ * Frames of lookahead (API 3): how many frames after frame N must be sent (or the stream
+ * flushed) before vmaf_cuda_receive() can return frame N's scores. It is the largest
+ * lookahead of the session's features: 0 without temporal features (e.g. psnr alone),
+ * 1 with integer motion (every VMAF model: motion2 of frame N is min(sad N, sad N+1)),
+ * 2 with motion's five-frame window (motion_five_frame_window, the v1.0.16 HFR models:
+ * frame 0's motion3 needs the sad of frame 2; later frames need one). libvmaf's own
+ * definition needs no more than this. Returns 0 for NULL.
+ */
+unsigned vmaf_cuda_lookahead(const VmafCudaSession *vs);
 
 /** Pooled score of a feature or model (by the names of VmafCudaFrameScores) over
  *  all scored frames. Errors: EINVAL (unknown name or no frame scored). */

@@ -29,6 +29,13 @@ step check 240 "$B/check_test"
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
 [ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
+# libvmaf's own logs (companion metrics, every model) through the CUDA backend, chroma
+# planar and interleaved (NV12/P010 style).
+if [ -x "$B/libvmaf_log_gpu_test" ]; then
+  step logs_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda "$B/libvmaf_log_gpu_test"
+  step logs_cuda_nv12 600 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_TEST_CHROMA=nv12 "$B/libvmaf_log_gpu_test"
+  grep -h "differ" "$out/logs_cuda.log" | sort -u | tail -n 8
+fi
 step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
   --workdir "$PWD/.carry/clips"
 if [ -f .carry/sample/dist.mp4 ]; then
@@ -62,6 +69,12 @@ if [ "${SANITIZE:-0}" = 1 ]; then
       set -- $c
       step "sanitize_${tool}_$5bit" 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$B/vmaf-cuda" -r "$S/media/$1.yuv" -d "$S/media/$2.yuv" -w "$3" -h "$4" -p 420 -b "$5" --backend cuda
+      # Every companion feature and a v1.0.16 model (cambi, speed_chroma, adm/motion options).
+      step "sanitize_${tool}_$5bit_companion" 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$B/vmaf-cuda" -r "$S/media/$1.yuv" -d "$S/media/$2.yuv" -w "$3" -h "$4" -p 420 -b "$5" --backend cuda \
+        --feature psnr=enable_mse=true:enable_apsnr=true --feature float_ssim=enable_lcs=true \
+        --feature float_ms_ssim=enable_lcs=true --feature ciede --feature cambi \
+        -m version=vmaf_v1.0.16_3d0h:name=v1016 -m version=vmaf_v1.0.16_hfr_3d0h:name=hfr
     done
   done
 fi
@@ -70,6 +83,13 @@ fi
   cat "$out/bench.log"
   step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" --cases "${E2E_CASES:-bbb,1080p,4k}"
   cat "$out/e2e.log"
+  # Issue 9 and 10 goals: the companion features, and a v1.0.16 model, at 4K HEVC.
+  step e2e_companion 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" \
+    --cases 4k --vmaf-opts "feature='name=psnr|name=float_ssim|name=float_ms_ssim|name=cambi'"
+  cat "$out/e2e_companion.log"
+  step e2e_v1016 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" \
+    --cases 4k --vmaf-opts "model=version=vmaf_v1.0.16_3d0h"
+  cat "$out/e2e_v1016.log"
 }
 echo "=== summary"
 fail=0

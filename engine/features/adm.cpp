@@ -79,6 +79,7 @@ public:
                 k.enqueue(*fr.ref_luma, *fr.dist_luma, static_cast<ref::AdmAccum*>(d),
                           static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 put(ref::adm_finish(*static_cast<const ref::AdmAccum*>(h), f.opt_, f.geo_.width,
                                     f.geo_.height),

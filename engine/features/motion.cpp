@@ -98,6 +98,7 @@ public:
                     k.enqueue(*fr.prev_ref_luma[dist - 1], *fr.ref_luma,
                               static_cast<std::uint64_t*>(d), static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned index, const void* h, double* out, double* series, void*) override {
                 out[0] = series[0] = f.sad_score(index, *static_cast<const std::uint64_t*>(h));
             }

@@ -125,6 +125,7 @@ public:
                 k.enqueue(fr.ref[1], fr.ref[2], fr.dist[1], fr.dist[2], d,
                           static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; } // host code only
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 put(cuda::speed_chroma_from_accum(h, k.geometry(), k.options()), out);
             }

@@ -141,6 +141,7 @@ public:
                 k.enqueue(fr.prev_ref[0][0], fr.ref[0], fr.prev_dist[0][0], fr.dist[0], d,
                           static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; } // host code only
             void finish(unsigned index, const void* h, double* out, double*, void*) override {
                 out[0] = index == 0 ? 0.0 : cuda::speed_temporal_from_accum(h, k.geometry(), k.options());
             }

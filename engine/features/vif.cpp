@@ -65,6 +65,7 @@ public:
                 k.enqueue(*fr.ref_luma, *fr.dist_luma, static_cast<ref::VifAccum*>(d),
                           static_cast<cudaStream_t>(st));
             }
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 put(ref::vif_finish(*static_cast<const ref::VifAccum*>(h), f.opt_), out);
             }

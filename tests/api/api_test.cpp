@@ -455,3 +455,111 @@ TEST_CASE("no_prediction: features only, no model", "[api]") {
     CHECK(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_EINVAL);
     vmaf_cuda_close(vs);
 }
+
+namespace {
+
+/// Runs frames `f` with `settings` (CPU backend); returns every frame's values and the
+/// session (still open, flushed) for pooling.
+struct Run {
+    VmafCudaSession* vs = nullptr;
+    std::vector<std::vector<double>> values;
+    std::vector<unsigned> index;
+    std::vector<unsigned> final_after; ///< frames sent when each frame's scores came out
+};
+
+Run run_frames(const Frames& f, VmafCudaSettings s) {
+    Run r;
+    char err[256];
+    const int rc = vmaf_cuda_open(&r.vs, &s, err, sizeof err);
+    INFO(err);
+    REQUIRE(rc == VMAF_CUDA_OK);
+    const std::size_t pitch = f.w * (f.bpc > 8 ? 2 : 1);
+    VmafCudaFrameScores fs;
+    auto drain = [&](unsigned sent) {
+        while (vmaf_cuda_receive(r.vs, &fs) == VMAF_CUDA_OK) {
+            r.values.emplace_back(fs.values, fs.values + fs.count);
+            r.index.push_back(fs.index);
+            r.final_after.push_back(sent);
+        }
+    };
+    for (std::size_t k = 0; k < f.ref.size(); ++k) {
+        const auto rp = pack(f.ref[k], f.w, f.h, f.bpc, pitch, 0);
+        const auto dp = pack(f.dist[k], f.w, f.h, f.bpc, pitch, 0);
+        VmafCudaPicture a{}, b{};
+        a.luma = rp.data();
+        a.pitch = ptrdiff_t(pitch);
+        b.luma = dp.data();
+        b.pitch = ptrdiff_t(pitch);
+        REQUIRE(vmaf_cuda_send(r.vs, &a, &b) == VMAF_CUDA_OK);
+        drain(unsigned(k + 1));
+    }
+    REQUIRE(vmaf_cuda_flush(r.vs) == VMAF_CUDA_OK);
+    drain(~0u);
+    return r;
+}
+
+VmafCudaSettings cpu_settings(unsigned w, unsigned h, unsigned bpc) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = w;
+    s.height = h;
+    s.bpc = bpc;
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.frames_in_flight = 1;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("keep_history=0: the same scores, pooling from running sums, no log", "[api][history]") {
+    const std::uint64_t seed = 20261201;
+    INFO("seed " << seed);
+    const Frames f = make_frames(64, 48, 10, 9, seed);
+    VmafCudaSettings s = cpu_settings(64, 48, 10);
+    const Run a = run_frames(f, s);
+    s.keep_history = 0;
+    const Run b = run_frames(f, s);
+    REQUIRE(a.values.size() == 9);
+    REQUIRE(b.values == a.values);
+    for (int m : {VMAF_CUDA_POOL_MEAN, VMAF_CUDA_POOL_HARMONIC_MEAN, VMAF_CUDA_POOL_MIN, VMAF_CUDA_POOL_MAX}) {
+        double x = 0, y = 0;
+        REQUIRE(vmaf_cuda_pooled(a.vs, "vmaf", VmafCudaPool(m), &x) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_pooled(b.vs, "vmaf", VmafCudaPool(m), &y) == VMAF_CUDA_OK);
+        CHECK(std::memcmp(&x, &y, sizeof x) == 0);
+    }
+    CHECK(vmaf_cuda_write_log(b.vs, "/dev/null", VMAF_CUDA_LOG_JSON, 6, 25.0) == VMAF_CUDA_ESTATE);
+    CHECK(std::string(vmaf_cuda_error_message(b.vs)).find("keep_history") != std::string::npos);
+    CHECK(vmaf_cuda_truncate(b.vs, 3) == VMAF_CUDA_ESTATE);
+    vmaf_cuda_close(a.vs);
+    vmaf_cuda_close(b.vs);
+}
+
+TEST_CASE("lookahead: frames needed before a frame's scores are final", "[api][lookahead]") {
+    const Frames f = make_frames(64, 48, 8, 6, 7);
+    struct C { const char* models; const char* features; int no_pred; unsigned lookahead; };
+    const C cases[] = {
+        {nullptr, nullptr, 0, 1},                                          // vmaf_v0.6.1
+        {nullptr, "name=adm|name=vif", 1, 0},                              // no temporal feature
+        {nullptr, "name=motion:motion_five_frame_window=true", 1, 2},      // frame 0 needs frame 2
+    };
+    for (const C& c : cases) {
+        VmafCudaSettings s = cpu_settings(64, 48, 8);
+        s.models = c.models;
+        s.features = c.features;
+        s.no_prediction = c.no_pred;
+        const Run r = run_frames(f, s);
+        INFO((c.features ? c.features : "default model"));
+        CHECK(vmaf_cuda_lookahead(r.vs) == c.lookahead);
+        REQUIRE(r.values.size() == 6);
+        // With one frame in flight, frame i comes out as soon as frame i + lookahead(i)
+        // was sent (lookahead(i) = c.lookahead, except motion's five-frame window, where
+        // only frame 0 needs 2), and the last ones at flush.
+        for (std::size_t i = 0; i < r.index.size(); ++i) {
+            const unsigned need = c.lookahead == 2 ? (i == 0 ? 2 : 1) : c.lookahead;
+            const unsigned expect = i + need + 1 <= 6 ? unsigned(i + need + 1) : ~0u;
+            INFO("frame " << i);
+            CHECK(r.final_after[i] == expect);
+        }
+        vmaf_cuda_close(r.vs);
+    }
+}

@@ -68,8 +68,9 @@ def bench_case(a, name, dis, ref, sw):
     t_dec, err_dec = run(base + inputs + ["-an", "-map", "0:v", "-map", "1:v",
                                           "-c:v", "wrapped_avframe", "-f", "null", "-"], a.verbose)
     backend = "cpu" if sw else "auto"
+    opts = "backend=%s" % backend + (":" + a.vmaf_opts if a.vmaf_opts else "")
     t_e2e, err_e2e = run(base + inputs + ["-an", "-lavfi",
-                                          "[0:v][1:v]vmaf_cuda=backend=%s" % backend,
+                                          "[0:v][1:v]vmaf_cuda=%s" % opts,
                                           "-f", "null", "-"], a.verbose)
     n_e2e, fps_e2e = last_progress(err_e2e)
     _, fps_dec = last_progress(err_dec)
@@ -93,6 +94,9 @@ def main():
     ap.add_argument("--loops", type=int, default=5, help="reads of each input (default 5: 600 frames)")
     ap.add_argument("--sw", action="store_true", help="software decode + backend=cpu, BBB only")
     ap.add_argument("--cases", default="bbb,1080p,4k")
+    ap.add_argument("--vmaf-opts", default="",
+                    help="more vmaf_cuda options, e.g. \"feature='name=psnr|name=cambi'\" or "
+                         "\"model=version=vmaf_v1.0.16_3d0h\"")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     a.ffmpeg = os.path.abspath(a.ffmpeg)
@@ -120,6 +124,8 @@ def main():
             r["case"], r["frames"], r["dec_fps"], r["dec_fps_ffmpeg"], r["e2e_fps"],
             r["e2e_fps_ffmpeg"], r["e2e_fps"] / r["dec_fps"], r["score"], r["backend"]))
     print("(fps = frame pairs / wall seconds of the ffmpeg process; ffmpeg's own fps= in parentheses)")
+    if a.vmaf_opts:
+        print("(vmaf_cuda options: %s)" % a.vmaf_opts)
     return 0
 
 
