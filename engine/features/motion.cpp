@@ -50,9 +50,12 @@ public:
     unsigned max_lookahead() const override { return ref::motion_max_lookahead(opt_); }
 
     void delayed(std::size_t i, const Series& s, std::size_t n, double* out) const override {
-        // motion_scores() reads the sad of frames first, i - 2 .. i + 1: give it those
-        // (the others, possibly dropped from the series, are never read).
-        const std::size_t len = n < i + 2 ? n : i + 2;
+        // motion_scores() reads the sad of frames first, i - 2 .. i + lookahead(i) (frames
+        // before `first` read frame `first`'s: two frames ahead for frame 0 with the
+        // five-frame window): give it those (the others, possibly dropped from the
+        // series, are never read).
+        const std::size_t want = i + 1 + ref::motion_lookahead(opt_, i);
+        const std::size_t len = n < want ? n : want;
         sad_.assign(len, 0.0);
         const std::size_t first = ref::motion_first_index(opt_);
         for (std::size_t j = 0; j < len; ++j)
