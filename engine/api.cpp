@@ -169,7 +169,7 @@ unsigned vmaf_cuda_pictures_released(const VmafCudaSession* vs) {
 
 int vmaf_cuda_pooled(VmafCudaSession* vs, const char* name, enum VmafCudaPool pool, double* out) {
     if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
-    if (!name || !out || pool < VMAF_CUDA_POOL_MEAN || pool > VMAF_CUDA_POOL_MAX) {
+    if (!name || !out || pool < VMAF_CUDA_POOL_MEAN || pool > VMAF_CUDA_POOL_PERC10) {
         vs->error = "vmaf_cuda_pooled: invalid argument";
         return VMAF_CUDA_EINVAL;
     }

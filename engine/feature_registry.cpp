@@ -15,6 +15,11 @@ extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
 extern const FeatureRecord kSpeedChromaRecord;
 extern const FeatureRecord kSpeedTemporalRecord;
+extern const FeatureRecord kFloatSsimRecord;
+extern const FeatureRecord kFloatMsSsimRecord;
+extern const FeatureRecord kCambiRecord;
+extern const FeatureRecord kPsnrRecord;
+extern const FeatureRecord kCiedeRecord;
 
 namespace {
 
@@ -26,6 +31,11 @@ const FeatureRecord* const kRecords[] = {
     &kMotionRecord,
     &kSpeedChromaRecord,
     &kSpeedTemporalRecord,
+    &kFloatSsimRecord,
+    &kFloatMsSsimRecord,
+    &kCambiRecord,
+    &kPsnrRecord,
+    &kCiedeRecord,
 };
 
 } // namespace

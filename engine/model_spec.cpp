@@ -275,8 +275,14 @@ void set_option(FeatureSpec& spec, std::string_view option, std::string_view val
     // A value equal to the default changes nothing (libvmaf names and computes the
     // feature as without it): accepted for every option, and not stored, so that
     // `adm` and `adm:adm_enhn_gain_limit=100` are one extractor.
-    if (o->type == OptType::text ? v == (o->def_text ? o->def_text : "")
-                                 : parse_option(*o, v, status) == o->def) {
+    bool is_default = false;
+    try {
+        is_default = o->type == OptType::text ? v == (o->def_text ? o->def_text : "")
+                                              : parse_option(*o, v, status) == o->def;
+    } catch (const Error& e) { // name the extractor: "cambi: option enc_width=0: out of range ..."
+        throw Error(e.status, spec.extractor + ": " + e.what());
+    }
+    if (is_default) {
         spec.options.erase(std::string(option));
         return;
     }

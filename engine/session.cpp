@@ -134,7 +134,10 @@ private:
     unsigned w_, keep_;
     bool trim_;
     std::vector<double> head_;
-    std::deque<double> tail_;
+    // Contiguous (a vector, not a deque): at() hands out a pointer to w_ doubles, which
+    // may not straddle a deque block. Trimmed tails hold at most keep_ + 2 rows, so the
+    // erase at the front stays small.
+    std::vector<double> tail_;
     std::size_t base_ = 0;
 };
 
@@ -201,10 +204,12 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
                 if (outs[k].delayed) fs.has_delayed = true;
             }
         }
+    // Without history no aggregate can be asked for (write_log needs it), so series_all()
+    // rows are dropped too and memory stays flat (e.g. psnr's apsnr rows).
     for (const auto& f : features_) {
         max_lookahead_ = std::max(max_lookahead_, f->max_lookahead());
         series_.push_back(std::make_unique<SeriesStore>(
-            f->series_width(), f->series_keep(), !s.keep_history && !f->series_all()));
+            f->series_width(), f->series_keep(), !s.keep_history));
     }
     // Model columns: each model's score; a collection (vmaf_b_v0.6.3) then its members'
     // scores NAME_0001.. and NAME_bagging, _stddev, _ci_p95_lo, _ci_p95_hi, in libvmaf's

@@ -6,12 +6,16 @@
  * libvmaf v3.2.0.
  *
  * Inputs are CUDA frames (e.g. NVDEC output, read in place on the GPU) or software
- * frames (uploaded by the library on its CUDA backend, or read by its CPU backend).
+ * frames (uploaded by the library on its CUDA backend, or read by its CPU backend);
+ * each frame's luma and chroma planes are passed as they lie (vmaf_cuda_picture.c).
  * The output is the main stream, unchanged, with per-frame metadata:
  *   lavfi.vmaf.score                 score of the first model
  *   lavfi.vmaf.score.<model>         score of every model, when there are several
  *   lavfi.vmaf.<feature>             every feature the library returns
- * each printed with "%.17g", so parsing it gives the exact double.
+ *   lavfi.vmaf.window.*              with window=: the trailing window's pooled values
+ * each printed with "%.17g", so parsing it gives the exact double. Live QA (window=,
+ * log_fmt=ndjson, sei=1) is in vmaf_cuda_live*.[ch]; this file calls vmaf_cuda_live_ff_*
+ * at init, config_output and for each scored frame going out.
  *
  * A frame's scores need the next frame (motion looks one frame ahead), so output
  * frames wait in a queue until the library returns their scores (frames that
@@ -45,7 +49,6 @@
 #include "libavutil/fifo.h"
 #include "libavutil/frame.h"
 #include "libavutil/hwcontext.h"
-#include "libavutil/imgutils.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -61,7 +64,9 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
+#include "vmaf_cuda_live_ff.h"
 #include "vmaf_cuda_pairing.h"
+#include "vmaf_cuda_picture.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
 #define VMAF_CUDA_STREAM_LEGACY ((void *)(uintptr_t)0x1)
@@ -95,13 +100,19 @@ typedef struct VmafCudaContext {
     int precision;
     int backend;
     int cuda_device;
+    char *window;                /**< live QA (vmaf_cuda_live.h): window=, window_log=, sei= */
+    int window_log;
+    int sei;
 
     /* state */
     VmafCudaSession *session;
     AVBufferRef *hw_device;      /**< keeps FFmpeg's CUDA context alive until the session is closed */
     int hw_frames;               /**< inputs are CUDA frames */
     unsigned bpc, shift;         /**< bits per sample; main's sample shift (P010: 6) */
-    unsigned ref_shift;          /**< the reference's sample shift (CUDA layouts may differ) */
+    VmafCudaLayout layout[2];    /**< main's, the reference's (CUDA layouts may differ) */
+    int with_chroma;             /**< the pictures carry chroma (not with 4:0:0, nor when two
+                                      CUDA layouts differ in subsampling) */
+    char chroma_note[320];       /**< why chroma is not passed ("" when it is, or 4:0:0) */
     enum VmafCudaLogFormat log_format;
     enum VmafCudaPool pool_method;
     unsigned nb_models;          /**< models of the session; their scores are the last names */
@@ -112,14 +123,16 @@ typedef struct VmafCudaContext {
     int64_t nb_sent;             /**< frame pairs sent to the library */
     int64_t nb_scored;           /**< frames whose scores came back */
     int64_t nb_out_indexed;      /**< frames with a library index sent downstream */
-    uint8_t *luma_copy[2];       /**< positive-pitch copies of flipped software luma planes */
-    unsigned luma_copy_size[2];
+    VmafCudaPlaneCopy copy[2];   /**< positive-pitch copies of flipped software planes */
     VmafCudaPairing pairing;
     int sdr_models;              /**< every model is built in (all are SDR models) */
     int64_t t_first_send;        /**< av_gettime_relative() of the first send */
     int64_t t_flush;
     int flushed;
     int eof_done;
+    int ndjson;                  /**< log_fmt=ndjson: log_path is the streaming log */
+    int keep_history;            /**< the session keeps every frame (settings.keep_history) */
+    VmafCudaLive *live;          /**< windows, NDJSON, SEI; NULL when none is asked for */
 } VmafCudaContext;
 
 #define OFFSET(x) offsetof(VmafCudaContext, x)
@@ -132,9 +145,9 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "log_path", "file to write the libvmaf-format log to",
       OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
-    { "log_fmt", "log format: xml, json, csv or sub",
+    { "log_fmt", "log format: xml, json, csv, sub, or ndjson (a line per frame as it is scored)",
       OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
-    { "pool", "pooling of the printed score: mean, harmonic_mean, min or max",
+    { "pool", "pooling of the printed score: mean, harmonic_mean, min, max, perc1, perc5, perc10",
       OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "n_threads", "worker threads of the CPU backend (0: one)",
       OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
@@ -156,6 +169,12 @@ static const AVOption vmaf_cuda_options[] = {
     { "cuda_device", "CUDA device ordinal for software frames (-1: device 0); CUDA frames are "
       "scored on their own device, and naming another one is an error",
       OFFSET(cuda_device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, INT_MAX, FLAGS },
+    { "window", "rolling window of the lavfi.vmaf.window.* metadata: N frames, or a duration (2s, 500ms)",
+      OFFSET(window), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "window_log", "with log_fmt=ndjson: a window line every N scored frames (0: none)",
+      OFFSET(window_log), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+    { "sei", "attach each frame's scores as SEI user data unregistered side data",
+      OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
 };
 
@@ -187,56 +206,16 @@ static int session_error(AVFilterContext *ctx, const char *call, int status)
     return status_to_averror(status);
 }
 
-/**
- * Where the luma samples of a pixel format are, from its descriptor: plane 0, one
- * sample per step of 1 (8-bit) or 2 bytes (9..16-bit, little-endian), value =
- * stored >> shift (P010/P012/P016 and the MSB formats keep the value in the high bits).
- * Returns 0 and fills bpc/shift, or -1 when the layout is not one the library reads.
- */
-static int luma_layout(const AVPixFmtDescriptor *desc, unsigned *bpc, unsigned *shift)
-{
-    const uint64_t excluded = AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE |
-                              AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL |
-                              AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
-                              AV_PIX_FMT_FLAG_BAYER | AV_PIX_FMT_FLAG_XYZ;
-    unsigned depth, bytes;
-
-    if (!desc || (desc->flags & excluded) || desc->nb_components < 1)
-        return -1;
-    if (desc->comp[0].plane != 0 || desc->comp[0].offset != 0)
-        return -1;
-    depth = desc->comp[0].depth;
-    if (depth < 8 || depth > 16)
-        return -1;
-    bytes = depth > 8 ? 2 : 1;
-    if (desc->comp[0].step != (int)bytes || desc->comp[0].shift + depth > 8 * bytes ||
-        desc->comp[0].shift > 8)
-        return -1;
-    *bpc = depth;
-    *shift = desc->comp[0].shift;
-    return 0;
-}
-
-static enum VmafCudaChroma chroma_of(const AVPixFmtDescriptor *desc)
-{
-    if (desc->nb_components < 3)
-        return VMAF_CUDA_CHROMA_400;
-    if (!desc->log2_chroma_w && !desc->log2_chroma_h)
-        return VMAF_CUDA_CHROMA_444;
-    if (!desc->log2_chroma_h)
-        return VMAF_CUDA_CHROMA_422;
-    return VMAF_CUDA_CHROMA_420;
-}
-
-/** Every software format whose luma the library reads, plus CUDA frames. */
+/** Every software format whose planes the library reads (vmaf_cuda_picture.h), plus
+ *  CUDA frames. */
 static AVFilterFormats *supported_formats(void)
 {
     AVFilterFormats *list = NULL;
     const AVPixFmtDescriptor *desc = NULL;
-    unsigned bpc, shift;
+    VmafCudaLayout layout;
 
     while ((desc = av_pix_fmt_desc_next(desc))) {
-        if (luma_layout(desc, &bpc, &shift) < 0)
+        if (vmaf_cuda_layout(desc, &layout) < 0)
             continue;
         if (ff_add_format(&list, av_pix_fmt_desc_get_id(desc)) < 0)
             return NULL;
@@ -268,38 +247,52 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
     return 0;
 }
 
+/** The options vmaf_cuda_live_ff.c reads. */
+static void live_options(const VmafCudaContext *s, VmafCudaLiveOptions *o)
+{
+    *o = (VmafCudaLiveOptions){ .window = s->window, .window_log = s->window_log, .sei = s->sei,
+                                .ndjson = s->ndjson, .log_path = s->log_path,
+                                .precision = s->precision, .pool = s->pool_method };
+}
+
 static av_cold int init(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     const char *fmt = s->log_fmt ? s->log_fmt : "xml";
     const char *pool = s->pool ? s->pool : "mean";
+    VmafCudaLiveOptions live;
+    int pool_method, ret;
 
     if (!strcmp(fmt, "xml"))       s->log_format = VMAF_CUDA_LOG_XML;
     else if (!strcmp(fmt, "json")) s->log_format = VMAF_CUDA_LOG_JSON;
     else if (!strcmp(fmt, "csv"))  s->log_format = VMAF_CUDA_LOG_CSV;
     else if (!strcmp(fmt, "sub"))  s->log_format = VMAF_CUDA_LOG_SUB;
+    else if (!strcmp(fmt, "ndjson")) s->ndjson = 1;
     else {
-        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub\n", fmt);
+        av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub, ndjson\n", fmt);
         return AVERROR(EINVAL);
     }
 
-    if (!strcmp(pool, "mean"))               s->pool_method = VMAF_CUDA_POOL_MEAN;
-    else if (!strcmp(pool, "harmonic_mean")) s->pool_method = VMAF_CUDA_POOL_HARMONIC_MEAN;
-    else if (!strcmp(pool, "min"))           s->pool_method = VMAF_CUDA_POOL_MIN;
-    else if (!strcmp(pool, "max"))           s->pool_method = VMAF_CUDA_POOL_MAX;
-    else {
-        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of mean, harmonic_mean, min, max\n", pool);
+    if ((pool_method = vmaf_live_parse_pool(pool)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of " VMAF_LIVE_POOL_NAMES "\n", pool);
         return AVERROR(EINVAL);
     }
+    s->pool_method = pool_method;
+    live_options(s, &live);
+    if ((ret = vmaf_cuda_live_ff_check(ctx, &live)) < 0)
+        return ret;
+    /* per-frame history only for what needs the whole stream (settings.keep_history) */
+    s->keep_history = (s->log_path && !s->ndjson) || vmaf_live_pool_percentile(s->pool_method);
 
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
     }
 
-    if (s->log_path) {
-        /* the log is written at the end: find out now when it cannot be, leaving no
-         * file behind (the library writes a temporary file and renames it) */
+    if (s->log_path && !(s->ndjson && vmaf_cuda_live_path_is_stream(s->log_path))) {
+        /* the log is written at the end (NDJSON: at the first scored frame): find out
+         * now when it cannot be, leaving no file behind (the library writes a temporary
+         * file and renames it) */
         int existed = !access(s->log_path, F_OK);
         FILE *f = fopen(s->log_path, "a");
         if (!f) {
@@ -361,7 +354,8 @@ static int config_input_ref(AVFilterLink *inlink)
     enum AVPixelFormat main_fmt = layout_format(mainlink), ref_fmt = layout_format(reflink);
     const AVPixFmtDescriptor *main_desc = av_pix_fmt_desc_get(main_fmt);
     const AVPixFmtDescriptor *ref_desc = av_pix_fmt_desc_get(ref_fmt);
-    unsigned main_bpc, main_shift, ref_bpc, ref_shift;
+    VmafCudaLayout ml, rl;
+    unsigned main_bpc, ref_bpc;
     char main_str[96], ref_str[96];
     int err = 0;
 
@@ -384,14 +378,16 @@ static int config_input_ref(AVFilterLink *inlink)
                main_str, ref_str);
         err = AVERROR(EINVAL);
     }
-    if (luma_layout(main_desc, &main_bpc, &main_shift) < 0) {
+    if (vmaf_cuda_layout(main_desc, &ml) < 0) {
         av_log(ctx, AV_LOG_ERROR, "unsupported main format: %s\n", main_str);
         return AVERROR(EINVAL);
     }
-    if (luma_layout(ref_desc, &ref_bpc, &ref_shift) < 0) {
+    if (vmaf_cuda_layout(ref_desc, &rl) < 0) {
         av_log(ctx, AV_LOG_ERROR, "unsupported reference format: %s\n", ref_str);
         return AVERROR(EINVAL);
     }
+    main_bpc = ml.bpc;
+    ref_bpc = rl.bpc;
     /* Software inputs share one negotiated format. CUDA frames of two layouts are read
      * as they are when their luma has one bit depth (nv12 and yuv420p, p010 and
      * yuv420p10: each picture has its own shift); else one must be converted on the GPU. */
@@ -428,9 +424,21 @@ static int config_input_ref(AVFilterLink *inlink)
         return err;
 
     s->bpc = main_bpc;
-    s->shift = main_shift;
-    s->ref_shift = ref_shift;
+    s->shift = ml.shift;
+    s->layout[0] = ml;
+    s->layout[1] = rl;
     s->hw_frames = mainlink->format == AV_PIX_FMT_CUDA;
+    s->with_chroma = ml.chroma != VMAF_CUDA_CHROMA_400 && ml.chroma == rl.chroma;
+    s->chroma_note[0] = 0;
+    if (ml.chroma != rl.chroma) {
+        /* CUDA frames of one luma depth and two subsamplings: scored on luma alone */
+        snprintf(s->chroma_note, sizeof(s->chroma_note), "the chroma planes of main (%s, "
+                 "%s) and reference (%s, %s) differ in size, so no chroma is passed; for "
+                 "features that read chroma convert one on the GPU, e.g. "
+                 "[ref]scale_cuda=format=%s[ref2]", main_str, vmaf_cuda_chroma_name(ml.chroma),
+                 ref_str, vmaf_cuda_chroma_name(rl.chroma), av_get_pix_fmt_name(main_fmt));
+        av_log(ctx, AV_LOG_VERBOSE, "%s\n", s->chroma_note);
+    }
     return 0;
 }
 
@@ -438,7 +446,6 @@ static int open_session(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
     AVFilterLink *mainlink = ctx->inputs[0];
-    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(layout_format(mainlink));
     VmafCudaSettings st;
     char err[512] = "";
     int ret;
@@ -447,13 +454,14 @@ static int open_session(AVFilterContext *ctx)
     st.width = mainlink->w;
     st.height = mainlink->h;
     st.bpc = s->bpc;
-    st.chroma = chroma_of(desc);
+    st.chroma = s->layout[0].chroma;
     st.backend = s->backend;
     st.models = s->model;
     st.features = s->feature;
     st.n_subsample = s->n_subsample;
     st.n_threads = s->n_threads;
     st.cuda_device = s->cuda_device;
+    st.keep_history = s->keep_history;
 
     if (s->hw_frames) {
 #if CONFIG_CUDA
@@ -487,13 +495,17 @@ static int open_session(AVFilterContext *ctx)
         return status_to_averror(ret);
     }
     s->nb_models = vmaf_cuda_model_count(s->session);
+    av_log(ctx, AV_LOG_VERBOSE, "per-frame history: %s\n", s->keep_history ?
+           "kept (a whole-stream log or a percentile pool needs it)" :
+           "not kept (memory stays flat over the stream)");
     if (*vmaf_cuda_open_warning(s->session))
         av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
-    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s; "
+    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s, %s; "
            "CUDA kernels: %s\n",
            vmaf_cuda_version(), vmaf_cuda_backend_name(s->session),
            s->hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
            s->shift ? " (high bits)" : "",
+           s->chroma_note[0] ? "luma only" : vmaf_cuda_chroma_name(st.chroma),
            *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
     return 0;
 }
@@ -505,6 +517,7 @@ static int config_output(AVFilterLink *outlink)
     AVFilterLink *mainlink = ctx->inputs[0];
     FilterLink *il = ff_filter_link(mainlink);
     FilterLink *ol = ff_filter_link(outlink);
+    VmafCudaLiveOptions live;
     int ret;
 
     if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
@@ -526,6 +539,9 @@ static int config_output(AVFilterLink *outlink)
     if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base)) < 0)
         return ret;
     if (!s->session && (ret = open_session(ctx)) < 0)
+        return ret;
+    live_options(s, &live);
+    if (!s->live && (ret = vmaf_cuda_live_ff_open(ctx, &live, s->session, outlink, &s->live)) < 0)
         return ret;
     return 0;
 }
@@ -558,7 +574,6 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
         }
     }
 }
-
 
 static void free_pending(PendingFrame *p)
 {
@@ -618,6 +633,10 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     free_pending(&p);
     if (scores)
         attach_scores(s, out, scores);
+    if (scores && s->live && (ret = vmaf_cuda_live_ff_attach(ctx, s->live, out, scores)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
     if ((ret = av_fifo_write(s->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
         return ret;
@@ -673,39 +692,14 @@ static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t 
     return ret;
 }
 
-/** The luma plane of `frame` (which: 0 main, 1 reference) as the library reads it. */
+/** The planes of `frame` (which: 0 main, 1 reference) as the library reads them. */
 static int fill_picture(AVFilterContext *ctx, const AVFrame *frame, int which,
                         VmafCudaPicture *pic)
 {
     VmafCudaContext *s = ctx->priv;
-    int bytes = frame->width * (s->bpc > 8 ? 2 : 1);
 
-    if (!frame->data[0]) {
-        av_log(ctx, AV_LOG_ERROR, "frame without a luma plane\n");
-        return AVERROR(EINVAL);
-    }
-    pic->luma = frame->data[0];
-    pic->pitch = frame->linesize[0];
-    pic->shift = which ? s->ref_shift : s->shift;
-    pic->memory = s->hw_frames ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST;
-    if (frame->linesize[0] < 0) {
-        /* a flipped picture (vflip): rows go up in memory; copy it top to bottom */
-        if (s->hw_frames) {
-            av_log(ctx, AV_LOG_ERROR, "CUDA frame with a negative linesize (a flipped "
-                   "picture): flip software frames, or flip on the GPU with a filter that "
-                   "writes a new frame\n");
-            return AVERROR(EINVAL);
-        }
-        av_fast_malloc(&s->luma_copy[which], &s->luma_copy_size[which],
-                       (size_t)bytes * frame->height);
-        if (!s->luma_copy[which])
-            return AVERROR(ENOMEM);
-        av_image_copy_plane(s->luma_copy[which], bytes, frame->data[0], frame->linesize[0],
-                            bytes, frame->height);
-        pic->luma = s->luma_copy[which];
-        pic->pitch = bytes;
-    }
-    return 0;
+    return vmaf_cuda_picture_fill(ctx, frame, &s->layout[which], s->hw_frames,
+                                  s->with_chroma, &s->copy[which], pic);
 }
 
 static int on_event(FFFrameSync *fs)
@@ -764,7 +758,10 @@ static int on_event(FFFrameSync *fs)
     if (st < 0) {
         av_frame_free(&dist);
         av_frame_free(&ref_keep);
-        return session_error(ctx, "vmaf_cuda_send", st);
+        ret = session_error(ctx, "vmaf_cuda_send", st);
+        if (st == VMAF_CUDA_EINVAL && s->chroma_note[0])
+            av_log(ctx, AV_LOG_ERROR, "%s\n", s->chroma_note);
+        return ret;
     }
     scored = s->n_subsample <= 1 || s->nb_sent % s->n_subsample == 0;
     if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++, scored)) < 0)
@@ -839,7 +836,16 @@ static void write_results(AVFilterContext *ctx)
         /* the output was closed early (-frames:v N): log and pool what went out */
         av_log(ctx, AV_LOG_VERBOSE, "%"PRId64" of the %"PRId64" frames sent were output: "
                "the log and the score cover those\n", output, s->nb_sent);
-        if ((st = vmaf_cuda_truncate(s->session, (unsigned)output)) < 0) {
+        st = vmaf_cuda_truncate(s->session, (unsigned)output);
+        if (st == VMAF_CUDA_ESTATE && !s->keep_history) {
+            /* no history (no whole-stream log, no percentile pool): the session cannot
+             * drop the frames that were not output */
+            av_log(ctx, AV_LOG_WARNING, "the VMAF score covers all %"PRId64" frames scored, "
+                   "%"PRId64" more than were output (without a whole-stream log the session "
+                   "keeps no per-frame history to drop them from)\n", s->nb_sent,
+                   s->nb_sent - output);
+            output = s->nb_sent;
+        } else if (st < 0) {
             session_error(ctx, "vmaf_cuda_truncate", st);
             return;
         }
@@ -849,7 +855,9 @@ static void write_results(AVFilterContext *ctx)
                "score\n", s->log_path ? " file" : "");
         return;
     }
-    if (s->log_path) {
+    if (s->live && vmaf_cuda_live_finish(s->live, s->session, (uint64_t)output) < 0)
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
+    if (s->log_path && !s->ndjson) {
         double secs = (s->t_flush - s->t_first_send) / 1e6;
         double fps = secs > 0 ? s->nb_sent / secs : NAN;
         st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
@@ -924,6 +932,8 @@ static av_cold void uninit(AVFilterContext *ctx)
                s->log_path ? " file" : "");
 
     ff_framesync_uninit(&s->fs);
+    vmaf_cuda_live_close(s->live);
+    s->live = NULL;
     vmaf_cuda_close(s->session);
     s->session = NULL;
     while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
@@ -935,7 +945,7 @@ static av_cold void uninit(AVFilterContext *ctx)
     av_fifo_freep2(&s->out_index);
     vmaf_cuda_pairing_uninit(&s->pairing);
     for (int i = 0; i < 2; i++)
-        av_freep(&s->luma_copy[i]);
+        av_freep(&s->copy[i].buf);
     av_buffer_unref(&s->hw_device);
 }
 

@@ -68,12 +68,20 @@ enum VmafCudaChroma {
     VMAF_CUDA_CHROMA_400 = 3,
 };
 
-/** Pooling methods, as libvmaf names them in its logs. */
+/** Pooling methods: the first four as libvmaf names them in its logs; then the low
+ *  percentiles ("1% / 5% / 10% lows"), which libvmaf does not have. */
 enum VmafCudaPool {
     VMAF_CUDA_POOL_MEAN = 0,
     VMAF_CUDA_POOL_HARMONIC_MEAN = 1, /**< n / sum(1 / (s + 1)) - 1 */
     VMAF_CUDA_POOL_MIN = 2,
     VMAF_CUDA_POOL_MAX = 3,
+    /** p-th percentile, nearest rank: the value at 1-based rank ceil(p * n / 100) (at
+     *  least 1) of the n scores sorted ascending (NaN sorts after every number). No
+     *  interpolation: the result is always one of the scores. Needs the per-frame
+     *  history (keep_history = 1). */
+    VMAF_CUDA_POOL_PERC1 = 4,
+    VMAF_CUDA_POOL_PERC5 = 5,
+    VMAF_CUDA_POOL_PERC10 = 6,
 };
 
 /** Log file layouts, those of libvmaf's `vmaf` tool. */
@@ -120,7 +128,7 @@ typedef struct VmafCudaSettings {
      *  vmaf_cuda_write_log(), vmaf_cuda_truncate() and every pooling method. 0: none is
      *  kept, so host memory stays flat over any stream length (live QA): vmaf_cuda_pooled()
      *  gives mean, harmonic mean, min and max from running sums in frame order (the same
-     *  doubles), other pooling methods and vmaf_cuda_write_log() fail with ESTATE, and
+     *  doubles), other pooling methods (the percentiles) and vmaf_cuda_write_log() fail with ESTATE, and
      *  vmaf_cuda_truncate() with frames below the number sent fails with ESTATE. */
     int keep_history;
 } VmafCudaSettings;

@@ -50,7 +50,11 @@ done
 copy_filter_files() {
     local pair from to
     for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/vmaf_cuda_pairing.c:vmaf_cuda_pairing.c" \
-                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/compat.h:vf_vmaf_cuda_compat.h"; do
+                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/vmaf_cuda_picture.c:vmaf_cuda_picture.c" \
+                "filter/vmaf_cuda_picture.h:vmaf_cuda_picture.h" "filter/vmaf_cuda_live.c:vmaf_cuda_live.c" \
+                "filter/vmaf_cuda_live_log.c:vmaf_cuda_live_log.c" "filter/vmaf_cuda_live.h:vmaf_cuda_live.h" \
+                "filter/vmaf_cuda_live_ff.c:vmaf_cuda_live_ff.c" "filter/vmaf_cuda_live_ff.h:vmaf_cuda_live_ff.h" \
+                "filter/compat.h:vf_vmaf_cuda_compat.h"; do
         from="$repo_root/${pair%%:*}"
         to="$src/libavfilter/${pair#*:}"
         [ -f "$from" ] || die "missing $from"
@@ -80,6 +84,16 @@ esac
 
 if grep -q 'ff_vf_vmaf_cuda' "$src/libavfilter/allfilters.c"; then
     log "FFmpeg $release already has the vmaf_cuda wiring; refreshing the filter source"
+    # a tree wired before some filter source existed: add their objects to the filter's line
+    mk="$src/libavfilter/Makefile"
+    for obj in vmaf_cuda_picture.o vmaf_cuda_live.o vmaf_cuda_live_log.o vmaf_cuda_live_ff.o; do
+        if grep -q '^OBJS-$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o' "$mk" &&
+           ! grep -q "${obj//./\\.}" "$mk"; then
+            sed -i "s/^\(OBJS-\$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o\)/\1 $obj/" "$mk" ||
+                die "cannot add $obj to $mk"
+            log "added $obj to the vmaf_cuda line of libavfilter/Makefile"
+        fi
+    done
 else
     patch -d "$src" -p1 --forward --dry-run --silent < "$patch_file" > /dev/null ||
         die "$(basename "$patch_file") does not apply to '$src' (FFmpeg $release; a modified tree?)"

@@ -9,7 +9,8 @@
 # nv-codec-headers' upstream tarballs from Debian's source archive through a private
 # deb-src list (`apt-get source --download-only`), unpacks FFmpeg, applies
 # patches/ffmpeg-VERSION.patch, copies filter/ into libavfilter/ (vf_vmaf_cuda.c,
-# vmaf_cuda_pairing.[ch], compat.h as vf_vmaf_cuda_compat.h), configures and builds.
+# vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch], vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
+# configures and builds.
 # The binaries link libvmaf_cuda statically (found with pkg-config) and depend on glibc
 # only; libcuda and libnvcuvid are opened at run time (nv-codec-headers' dynlink), so the
 # binary starts on machines without a GPU.
@@ -153,6 +154,8 @@ configure_flags=(
     --enable-decoder=h264,hevc,av1,vp9,h264_cuvid,hevc_cuvid,av1_cuvid,vp9_cuvid,rawvideo
     --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec,vp9_nvdec
     --enable-filter=scale,format,hwupload_cuda,hwdownload,scale_cuda,null,split,trim,setpts,settb,metadata,vflip,vmaf_cuda
+    # showinfo: the tests read the SEI side data of sei=1 from its output
+    --enable-filter=showinfo
     --enable-muxer=null,rawvideo,yuv4mpegpipe
     --enable-encoder=wrapped_avframe,rawvideo
     # NVENC and mp4/mkv output, to make test and benchmark clips on a GPU machine

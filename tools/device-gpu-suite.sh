@@ -29,6 +29,13 @@ step check 240 "$B/check_test"
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
 [ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
+# float_ssim, float_ms_ssim and cambi records (companion and v1.0.16 logs, cambi_options.tsv,
+# size errors); again with 16 frames in flight (more term-map and c-value slots per lane).
+if [ -x "$B/ssim_cambi_api_gpu_test" ]; then
+  step ssim_cambi_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda "$B/ssim_cambi_api_gpu_test"
+  step ssim_cambi_cuda_if16 600 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_TEST_IN_FLIGHT=16 \
+    "$B/ssim_cambi_api_gpu_test" "[companion]"
+fi
 # libvmaf's own logs (companion metrics, every model) through the CUDA backend, chroma
 # planar and interleaved (NV12/P010 style).
 if [ -x "$B/libvmaf_log_gpu_test" ]; then

@@ -28,13 +28,34 @@ unsigned long parse_number(const std::string& text, unsigned long lo, unsigned l
 
 } // namespace
 
-std::size_t VideoFormat::chroma_samples() const {
+unsigned VideoFormat::chroma_width() const {
     switch (chroma) {
     case 400: return 0;
-    case 444: return std::size_t(width) * height;
-    case 422: return std::size_t((width + 1) / 2) * height;
-    default: return std::size_t((width + 1) / 2) * ((height + 1) / 2);
+    case 444: return width;
+    default: return width / 2 + width % 2;
     }
+}
+
+unsigned VideoFormat::chroma_height() const {
+    switch (chroma) {
+    case 400: return 0;
+    case 420: return height / 2 + height % 2;
+    default: return height;
+    }
+}
+
+VmafCudaPicture host_picture(const std::vector<std::uint8_t>& frame, const VideoFormat& f) {
+    VmafCudaPicture p{};
+    p.luma = frame.data();
+    p.pitch = ptrdiff_t(f.width) * f.bytes_per_sample();
+    p.memory = VMAF_CUDA_MEMORY_HOST;
+    if (f.chroma_samples()) {
+        p.chroma[0] = frame.data() + f.cb_offset();
+        p.chroma[1] = frame.data() + f.cr_offset();
+        p.chroma_pitch = ptrdiff_t(f.chroma_width()) * f.bytes_per_sample();
+        p.chroma_step = 1;
+    }
+    return p;
 }
 
 VideoReader::VideoReader(const std::string& path, const VideoFormat& fmt)
@@ -118,7 +139,7 @@ void VideoReader::parse_y4m_header() {
     fmt_.bpc = bpc;
 }
 
-bool VideoReader::read(std::vector<std::uint8_t>& luma) {
+bool VideoReader::read(std::vector<std::uint8_t>& frame) {
     if (y4m_) {
         char tag[5];
         const std::size_t got = std::fread(tag, 1, 5, f_);
@@ -131,12 +152,10 @@ bool VideoReader::read(std::vector<std::uint8_t>& luma) {
         if (c != '\n')
             throw InputError("'" + path_ + "': truncated at frame " + std::to_string(frames_read_));
     }
-    luma.resize(fmt_.luma_bytes());
-    const std::size_t got = std::fread(luma.data(), 1, luma.size(), f_);
+    frame.resize(fmt_.frame_bytes());
+    const std::size_t got = std::fread(frame.data(), 1, frame.size(), f_);
     if (got == 0 && !y4m_) return false;
-    skip_.resize(fmt_.frame_bytes() - fmt_.luma_bytes());
-    const std::size_t got_c = skip_.empty() ? 0 : std::fread(skip_.data(), 1, skip_.size(), f_);
-    if (got != luma.size() || got_c != skip_.size())
+    if (got != frame.size())
         throw InputError("'" + path_ + "' is truncated: frame " + std::to_string(frames_read_) +
                          " is incomplete");
     ++frames_read_;

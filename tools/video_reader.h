@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file video_reader.h
-/// Frame readers for the CLI and the benchmark: raw planar YUV and YUV4MPEG2 (Y4M).
-/// Only the luma plane of each frame is kept (ADM, VIF and motion use luma only).
+/// Frame reader for the CLI: raw planar YUV and YUV4MPEG2 (Y4M). A frame is read whole
+/// into one buffer, as the file holds it: the luma plane, then Cb and Cr (none for 4:0:0),
+/// each tightly packed.
+
+#include "vmaf_cuda.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,12 +26,22 @@ struct VideoFormat {
 
     unsigned bytes_per_sample() const { return bpc > 8 ? 2u : 1u; }
     std::size_t luma_bytes() const { return std::size_t(width) * height * bytes_per_sample(); }
-    /// Chroma plane size in samples for one of the two planes (ceil for odd sizes).
-    std::size_t chroma_samples() const;
-    std::size_t frame_bytes() const {
-        return luma_bytes() + 2 * chroma_samples() * bytes_per_sample();
-    }
+    /// Samples per row and rows of each of the two chroma planes (ceil for odd sizes:
+    /// 420 is ceil(w/2) x ceil(h/2), 422 ceil(w/2) x h, 444 w x h, 400 none).
+    unsigned chroma_width() const;
+    unsigned chroma_height() const;
+    /// Chroma plane size in samples for one of the two planes.
+    std::size_t chroma_samples() const { return std::size_t(chroma_width()) * chroma_height(); }
+    std::size_t chroma_bytes() const { return chroma_samples() * bytes_per_sample(); }
+    std::size_t frame_bytes() const { return luma_bytes() + 2 * chroma_bytes(); }
+    /// Offsets of the planes in a frame buffer of read(): luma at 0, Cb, Cr.
+    std::size_t cb_offset() const { return luma_bytes(); }
+    std::size_t cr_offset() const { return luma_bytes() + chroma_bytes(); }
 };
+
+/// The picture of a frame of VideoReader::read() (host memory, planar, tightly packed:
+/// chroma_step 1, no chroma for 4:0:0). Valid while `frame` is unchanged.
+VmafCudaPicture host_picture(const std::vector<std::uint8_t>& frame, const VideoFormat& f);
 
 /// Error with a message for the user (bad file, size mismatch, short file).
 struct InputError : std::runtime_error {
@@ -53,9 +66,10 @@ public:
     /// Number of frames when known up front (raw YUV), -1 otherwise.
     long frame_count() const { return frame_count_; }
 
-    /// Reads the next frame's luma into `luma` (width*height samples, tightly packed).
-    /// Returns false at a clean end of file; throws InputError on a truncated frame.
-    bool read(std::vector<std::uint8_t>& luma);
+    /// Reads the next frame into `frame` (frame_bytes(): luma, Cb, Cr, each plane tightly
+    /// packed; see cb_offset(), cr_offset()). Returns false at a clean end of file;
+    /// throws InputError on a truncated frame.
+    bool read(std::vector<std::uint8_t>& frame);
 
 private:
     void parse_y4m_header();
@@ -65,7 +79,6 @@ private:
     bool y4m_ = false;
     long frame_count_ = -1;
     long frames_read_ = 0;
-    std::vector<std::uint8_t> skip_;
 };
 
 } // namespace vmaf_cuda::tools

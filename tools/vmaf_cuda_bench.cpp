@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // vmaf-cuda-bench: kernel-only throughput of the CUDA backend (frames already in device
-// memory, VMAF v0.6.1 features + model, through the C API), device memory per session,
-// host CPU time per frame, and the CPU reference's throughput on the same machine.
+// memory, VMAF v0.6.1 features + model, or any feature string, through the C API),
+// device memory per session, host CPU time per frame, and the CPU reference's throughput
+// on the same machine. Pictures carry luma and chroma (planar or interleaved UV), so
+// features that read chroma (psnr, ciede) can be measured too.
 
 #include "vmaf_cuda.h"
 
@@ -20,8 +22,21 @@
 
 namespace {
 
-struct Size {
-    unsigned w, h;
+/// What each session scores and the layout of its pictures.
+struct Config {
+    unsigned chroma = 420;         ///< 420, 422, 444 or 400 (no chroma)
+    bool interleaved = false;      ///< chroma as one UV plane (NV12, P010 ...), else planar
+    std::string models;            ///< settings.models ("" = the default model)
+    std::string features;          ///< settings.features ("" = none)
+    bool no_prediction = false;    ///< settings.no_prediction
+    unsigned in_flight = 4;        ///< settings.frames_in_flight
+
+    unsigned cw(unsigned w) const { return chroma == 400 ? 0 : chroma == 444 ? w : (w + 1) / 2; }
+    unsigned ch(unsigned h) const { return chroma == 400 ? 0 : chroma == 420 ? (h + 1) / 2 : h; }
+    VmafCudaChroma api_chroma() const {
+        return chroma == 444 ? VMAF_CUDA_CHROMA_444 : chroma == 422 ? VMAF_CUDA_CHROMA_422
+             : chroma == 400 ? VMAF_CUDA_CHROMA_400 : VMAF_CUDA_CHROMA_420;
+    }
 };
 
 double cpu_seconds() {
@@ -32,55 +47,133 @@ double cpu_seconds() {
 }
 
 /// A smooth moving pattern with noise; `k` shifts it so frames differ (motion > 0).
-std::vector<std::uint8_t> make_frame(unsigned w, unsigned h, unsigned bpc, unsigned k,
-                                     double noise_sigma, std::mt19937_64& rng) {
+/// `plane` 0 is luma, 1 and 2 chroma (other phases, around mid-grey). Samples go every
+/// `step` samples from `out + first` (step 2: interleaved UV), rows `w * step` apart.
+void make_plane(std::vector<std::uint8_t>& out, std::size_t first, unsigned step, unsigned w,
+                unsigned h, unsigned bpc, unsigned k, unsigned plane, double noise_sigma,
+                std::mt19937_64& rng) {
     const unsigned bps = bpc > 8 ? 2 : 1;
     const double maxv = double((1u << bpc) - 1);
-    std::vector<std::uint8_t> out(std::size_t(w) * h * bps);
+    const double amp = plane ? 0.2 : 0.4, phase = 1.7 * plane;
     std::normal_distribution<double> noise(0.0, noise_sigma * maxv);
     for (unsigned y = 0; y < h; ++y)
         for (unsigned x = 0; x < w; ++x) {
-            double v = maxv * (0.5 + 0.4 * std::sin(0.013 * (x + 7.0 * k)) * std::cos(0.021 * y));
+            double v = maxv * (0.5 + amp * std::sin(0.013 * (x + 7.0 * k) + phase) *
+                                         std::cos(0.021 * y + phase));
             if (noise_sigma > 0) v += noise(rng);
             v = v < 0 ? 0 : v > maxv ? maxv : v;
             const unsigned s = unsigned(v);
-            if (bps == 1) out[std::size_t(y) * w + x] = std::uint8_t(s);
+            const std::size_t at = first + (std::size_t(y) * w + x) * step * bps;
+            if (bps == 1) out[at] = std::uint8_t(s);
             else {
                 const std::uint16_t s16 = std::uint16_t(s);
-                std::memcpy(&out[2 * (std::size_t(y) * w + x)], &s16, 2);
+                std::memcpy(&out[at], &s16, 2);
             }
         }
-    return out;
+}
+
+/// One picture's planes in host memory, tightly packed: luma, then Cb and Cr (planar) or
+/// one UV plane (interleaved); no chroma for 4:0:0.
+struct HostFrame {
+    std::vector<std::uint8_t> luma, chroma[2]; // interleaved: chroma[0] holds UV
+};
+
+HostFrame make_frame(unsigned w, unsigned h, unsigned bpc, unsigned k, double noise_sigma,
+                     const Config& cfg, std::mt19937_64& rng) {
+    const std::size_t bps = bpc > 8 ? 2 : 1;
+    const unsigned cw = cfg.cw(w), ch = cfg.ch(h);
+    HostFrame f;
+    f.luma.resize(std::size_t(w) * h * bps);
+    make_plane(f.luma, 0, 1, w, h, bpc, k, 0, noise_sigma, rng);
+    if (!cw) return f;
+    if (cfg.interleaved) {
+        f.chroma[0].resize(2 * std::size_t(cw) * ch * bps);
+        make_plane(f.chroma[0], 0, 2, cw, ch, bpc, k, 1, noise_sigma, rng);
+        make_plane(f.chroma[0], bps, 2, cw, ch, bpc, k, 2, noise_sigma, rng);
+    } else {
+        for (unsigned c = 0; c < 2; ++c) {
+            f.chroma[c].resize(std::size_t(cw) * ch * bps);
+            make_plane(f.chroma[c], 0, 1, cw, ch, bpc, k, 1 + c, noise_sigma, rng);
+        }
+    }
+    return f;
+}
+
+/// The same planes in device memory (one allocation per plane, as a decoder's).
+struct DeviceFrame {
+    void* plane[3] = {nullptr, nullptr, nullptr}; // luma, Cb (or UV), Cr
+};
+
+bool upload(const HostFrame& h, DeviceFrame& d) {
+    const std::vector<std::uint8_t>* src[3] = {&h.luma, &h.chroma[0], &h.chroma[1]};
+    for (int p = 0; p < 3; ++p) {
+        if (src[p]->empty()) continue;
+        if (cudaMalloc(&d.plane[p], src[p]->size()) != cudaSuccess ||
+            cudaMemcpy(d.plane[p], src[p]->data(), src[p]->size(), cudaMemcpyHostToDevice) !=
+                cudaSuccess)
+            return false;
+    }
+    return true;
+}
+
+void free_device(DeviceFrame& d) {
+    for (void*& p : d.plane) {
+        cudaFree(p);
+        p = nullptr;
+    }
+}
+
+/// The picture of a frame: planes `plane[0..2]` (host or device) laid out as make_frame().
+VmafCudaPicture picture(const void* const plane[3], unsigned w, unsigned bpc, bool device,
+                        const Config& cfg) {
+    const std::size_t bps = bpc > 8 ? 2 : 1;
+    VmafCudaPicture p{};
+    p.luma = plane[0];
+    p.pitch = ptrdiff_t(std::size_t(w) * bps);
+    p.memory = device ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST;
+    if (cfg.cw(w)) {
+        const auto* c0 = static_cast<const std::uint8_t*>(plane[1]);
+        p.chroma[0] = c0;
+        p.chroma[1] = cfg.interleaved ? c0 + bps : plane[2];
+        p.chroma_pitch = ptrdiff_t(std::size_t(cfg.cw(w)) * bps * (cfg.interleaved ? 2 : 1));
+        p.chroma_step = cfg.interleaved ? 2 : 1;
+    }
+    return p;
 }
 
 struct Result {
     double fps = 0, cpu_us_per_frame = 0, dev_mib = 0, pooled = 0;
+    std::string pooled_name; ///< the score pooled: the first model's, else the first feature
     bool ok = false;
     std::string error;
 };
 
 /// Runs `frames` frame pairs through a session; device pictures when `device`.
 Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, unsigned pool_n,
-           unsigned in_flight, unsigned warm) {
+           const Config& cfg, unsigned warm) {
     Result r;
     std::mt19937_64 rng(42);
-    std::vector<std::vector<std::uint8_t>> ref, dist;
+    std::vector<HostFrame> ref, dist;
     for (unsigned k = 0; k < pool_n; ++k) {
-        ref.push_back(make_frame(w, h, bpc, k, 0.0, rng));
-        dist.push_back(make_frame(w, h, bpc, k, 0.02, rng));
+        ref.push_back(make_frame(w, h, bpc, k, 0.0, cfg, rng));
+        dist.push_back(make_frame(w, h, bpc, k, 0.02, cfg, rng));
     }
-    const std::size_t pitch = std::size_t(w) * (bpc > 8 ? 2 : 1);
-    std::vector<void*> dref(pool_n, nullptr), ddist(pool_n, nullptr);
+    std::vector<DeviceFrame> dref(pool_n), ddist(pool_n);
+    struct Freer {
+        std::vector<DeviceFrame>& a;
+        std::vector<DeviceFrame>& b;
+        ~Freer() {
+            for (auto& f : a) free_device(f);
+            for (auto& f : b) free_device(f);
+        }
+    } freer{dref, ddist};
     std::size_t free0 = 0, total = 0, free1 = 0;
     if (device) {
         for (unsigned k = 0; k < pool_n; ++k) {
-            if (cudaMalloc(&dref[k], pitch * h) != cudaSuccess ||
-                cudaMalloc(&ddist[k], pitch * h) != cudaSuccess) {
-                r.error = "cudaMalloc failed";
+            if (!upload(ref[k], dref[k]) || !upload(dist[k], ddist[k])) {
+                r.error = "cudaMalloc/cudaMemcpy failed";
                 return r;
             }
-            cudaMemcpy(dref[k], ref[k].data(), pitch * h, cudaMemcpyHostToDevice);
-            cudaMemcpy(ddist[k], dist[k].data(), pitch * h, cudaMemcpyHostToDevice);
         }
         cudaDeviceSynchronize();
         cudaMemGetInfo(&free0, &total);
@@ -90,14 +183,19 @@ Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, u
     s.width = w;
     s.height = h;
     s.bpc = bpc;
+    s.chroma = cfg.api_chroma();
     s.backend = device ? VMAF_CUDA_BACKEND_CUDA : VMAF_CUDA_BACKEND_CPU;
-    s.frames_in_flight = in_flight;
+    s.frames_in_flight = cfg.in_flight;
+    s.models = cfg.models.empty() ? nullptr : cfg.models.c_str();
+    s.features = cfg.features.empty() ? nullptr : cfg.features.c_str();
+    s.no_prediction = cfg.no_prediction;
     VmafCudaSession* vs = nullptr;
     char err[512];
     if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) {
         r.error = err;
         return r;
     }
+    r.pooled_name = vmaf_cuda_model_count(vs) ? vmaf_cuda_model_name(vs, 0) : "";
     if (device) {
         cudaMemGetInfo(&free1, &total);
         r.dev_mib = double(free0 - free1) / (1024.0 * 1024.0);
@@ -106,34 +204,43 @@ Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, u
     // Warm-up (module load, first launches), not timed.
     auto send = [&](unsigned i) {
         const unsigned k = i % pool_n;
-        VmafCudaPicture rp{device ? dref[k] : ref[k].data(), ptrdiff_t(pitch), 0,
-                           device ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST};
-        VmafCudaPicture dp{device ? ddist[k] : dist[k].data(), ptrdiff_t(pitch), 0,
-                           device ? VMAF_CUDA_MEMORY_DEVICE : VMAF_CUDA_MEMORY_HOST};
+        const void* rplanes[3] = {ref[k].luma.data(), ref[k].chroma[0].data(), ref[k].chroma[1].data()};
+        const void* dplanes[3] = {dist[k].luma.data(), dist[k].chroma[0].data(), dist[k].chroma[1].data()};
+        const VmafCudaPicture rp = picture(device ? dref[k].plane : rplanes, w, bpc, device, cfg);
+        const VmafCudaPicture dp = picture(device ? ddist[k].plane : dplanes, w, bpc, device, cfg);
         return vmaf_cuda_send(vs, &rp, &dp);
+    };
+    // with no model the pooled score is the first feature's (its name from a frame)
+    auto take = [&] {
+        if (r.pooled_name.empty() && fs.count) r.pooled_name = fs.names[0];
     };
     for (unsigned i = 0; i < warm; ++i) {
         if (send(i) < 0) { r.error = vmaf_cuda_error_message(vs); vmaf_cuda_close(vs); return r; }
-        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {}
+        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) take();
     }
     const double c0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     for (unsigned i = warm; i < warm + frames; ++i) {
         if (send(i) < 0) { r.error = vmaf_cuda_error_message(vs); vmaf_cuda_close(vs); return r; }
-        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {}
+        while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) take();
     }
-    vmaf_cuda_flush(vs);
-    while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {}
+    int st = vmaf_cuda_flush(vs);
+    while (st == VMAF_CUDA_OK && (st = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) take();
+    if (st != VMAF_CUDA_EOF) {
+        r.error = vmaf_cuda_error_message(vs);
+        vmaf_cuda_close(vs);
+        return r;
+    }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = cpu_seconds() - c0;
     r.fps = frames / secs;
     r.cpu_us_per_frame = 1e6 * cpu / frames;
-    vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &r.pooled);
-    vmaf_cuda_close(vs);
-    for (unsigned k = 0; k < pool_n; ++k) {
-        cudaFree(dref[k]);
-        cudaFree(ddist[k]);
+    if (vmaf_cuda_pooled(vs, r.pooled_name.c_str(), VMAF_CUDA_POOL_MEAN, &r.pooled) < 0) {
+        r.error = vmaf_cuda_error_message(vs);
+        vmaf_cuda_close(vs);
+        return r;
     }
+    vmaf_cuda_close(vs);
     r.ok = true;
     return r;
 }
@@ -145,14 +252,25 @@ int main(int argc, char** argv) {
     std::vector<std::string> sizes{"576x324", "1920x1080", "3840x2160"};
     std::vector<unsigned> depths{8, 10};
     double seconds = 2.0;
-    unsigned cpu_frames = 6, in_flight = 4;
+    unsigned cpu_frames = 6;
     bool no_cpu = false;
+    Config cfg;
     app.add_option("--sizes", sizes, "WxH list")->delimiter(',');
     app.add_option("--bpc", depths, "Bit depths")->delimiter(',');
     app.add_option("--seconds", seconds, "Approximate GPU time per configuration");
     app.add_option("--cpu-frames", cpu_frames, "Frames for the CPU reference measurement");
-    app.add_option("--in-flight", in_flight, "frames_in_flight of the session (1..16)");
+    app.add_option("--in-flight", cfg.in_flight, "frames_in_flight of the session (1..16)");
     app.add_flag("--no-cpu", no_cpu, "Skip the CPU reference measurement");
+    app.add_option("--chroma", cfg.chroma, "Chroma subsampling of the pictures: 420, 422, 444, 400")
+        ->check(CLI::IsMember({420, 422, 444, 400}));
+    app.add_flag("--interleaved", cfg.interleaved,
+                 "Chroma as one interleaved UV plane (NV12/P010 layout, chroma_step 2), not planar");
+    app.add_option("--model", cfg.models, "settings.models (default: version=vmaf_v0.6.1)");
+    app.add_option("--feature", cfg.features,
+                   "settings.features, the library's syntax: '|'-separated name=X[:opt=val] "
+                   "(e.g. 'name=psnr|name=ciede')");
+    app.add_flag("--no-prediction", cfg.no_prediction,
+                 "No model: time the --feature features alone");
     CLI11_PARSE(app, argc, argv);
 
     int ndev = 0;
@@ -165,6 +283,11 @@ int main(int argc, char** argv) {
     } else {
         std::printf("device: none (CPU reference only)\n");
     }
+    std::printf("pictures: %u%s%s%s%s%s\n", cfg.chroma,
+                cfg.chroma == 400 ? " (luma only)" : cfg.interleaved ? " interleaved UV" : " planar",
+                cfg.no_prediction ? ", no model" : ", model ",
+                cfg.no_prediction ? "" : cfg.models.empty() ? "version=vmaf_v0.6.1" : cfg.models.c_str(),
+                cfg.features.empty() ? "" : ", features ", cfg.features.c_str());
     std::printf("\n| size | bpc | GPU frames/s | host CPU us/frame | device MiB/session | CPU ref frames/s | GPU/CPU |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     int rc = 0;
@@ -178,19 +301,19 @@ int main(int argc, char** argv) {
             Result g, c;
             if (gpu) {
                 // Calibrate the frame count to roughly `seconds` of work.
-                Result probe = run(w, h, bpc, 64, true, 8, in_flight, 8);
+                Result probe = run(w, h, bpc, 64, true, 8, cfg, 8);
                 if (!probe.ok) {
                     std::printf("| %ux%u | %u | error: %s |\n", w, h, bpc, probe.error.c_str());
                     rc = 1;
                     continue;
                 }
                 const unsigned n = unsigned(std::max(64.0, std::min(100000.0, probe.fps * seconds)));
-                g = run(w, h, bpc, n, true, 8, in_flight, 8);
+                g = run(w, h, bpc, n, true, 8, cfg, 8);
             }
             Result same; // the CPU run's frames on the GPU: pooled scores must agree exactly
             if (!no_cpu) {
-                c = run(w, h, bpc, cpu_frames, false, 2, in_flight, 1);
-                if (gpu) same = run(w, h, bpc, cpu_frames, true, 2, in_flight, 1);
+                c = run(w, h, bpc, cpu_frames, false, 2, cfg, 1);
+                if (gpu) same = run(w, h, bpc, cpu_frames, true, 2, cfg, 1);
             }
             char gs[32] = "-", cs[32] = "-", ratio[32] = "-", us[32] = "-", mib[32] = "-";
             if (g.ok) {
@@ -201,8 +324,14 @@ int main(int argc, char** argv) {
             if (c.ok) std::snprintf(cs, sizeof cs, "%.2f", c.fps);
             if (g.ok && c.ok) std::snprintf(ratio, sizeof ratio, "%.0fx", g.fps / c.fps);
             std::printf("| %ux%u | %u | %s | %s | %s | %s | %s |\n", w, h, bpc, gs, us, mib, cs, ratio);
+            for (const Result* e : {&g, &c, &same})
+                if (!e->ok && !e->error.empty()) {
+                    std::printf("  error: %s\n", e->error.c_str());
+                    rc = 1;
+                }
             if (same.ok && c.ok && same.pooled != c.pooled) {
-                std::printf("  MISMATCH: GPU pooled %.17g vs CPU %.17g\n", same.pooled, c.pooled);
+                std::printf("  MISMATCH: GPU pooled %s %.17g vs CPU %.17g\n",
+                            c.pooled_name.c_str(), same.pooled, c.pooled);
                 rc = 1;
             }
             std::fflush(stdout);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // vmaf-cuda: score a distorted video against a reference, like libvmaf's `vmaf` tool.
-// Raw YUV (-w -h -p -b) or Y4M in; libvmaf-format log (XML/JSON/CSV/SUB) out.
+// Raw YUV (-w -h -p -b) or Y4M in, luma and chroma planes passed to the library;
+// libvmaf-format log (XML/JSON/CSV/SUB) out.
 
 #include "video_reader.h"
 #include "vmaf_cuda.h"
@@ -15,6 +16,7 @@
 
 namespace {
 
+using vmaf_cuda::tools::host_picture;
 using vmaf_cuda::tools::InputError;
 using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
@@ -101,6 +103,11 @@ int parse_precision(const std::string& p) {
     return v;
 }
 
+std::string chroma_name(unsigned chroma) {
+    return chroma == 400 ? "4:0:0 (mono)" : "4:" + std::to_string(chroma / 10 % 10) + ":" +
+                                                std::to_string(chroma % 10);
+}
+
 int run(const Args& a) {
     const int precision = parse_precision(a.precision);
     VideoFormat fmt;
@@ -119,6 +126,9 @@ int run(const Args& a) {
     if (rf.bpc != df.bpc)
         return fail("reference is " + std::to_string(rf.bpc) + "-bit but distorted is " +
                     std::to_string(df.bpc) + "-bit: bit depths must match");
+    if (rf.chroma != df.chroma)
+        return fail("reference is " + chroma_name(rf.chroma) + " but distorted is " +
+                    chroma_name(df.chroma) + ": chroma subsampling must match");
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -152,11 +162,12 @@ int run(const Args& a) {
     if (*vmaf_cuda_open_warning(vs))
         std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs));
     if (!a.quiet)
-        std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit\n", vmaf_cuda_version(),
-                     vmaf_cuda_backend_name(vs), s.width, s.height, s.bpc);
+        std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit %s\n", vmaf_cuda_version(),
+                     vmaf_cuda_backend_name(vs), s.width, s.height, s.bpc,
+                     chroma_name(rf.chroma).c_str());
 
+    // one buffer per input, each frame read whole (luma, Cb, Cr) into it
     std::vector<std::uint8_t> rl, dl;
-    const ptrdiff_t pitch = ptrdiff_t(rf.width) * rf.bytes_per_sample();
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
     for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
     for (long i = 0; i < a.frame_skip_dist && dist.read(dl); ++i) {}
@@ -173,8 +184,8 @@ int run(const Args& a) {
                  "\": scoring the " + std::to_string(n) + " frames both have");
             break;
         }
-        VmafCudaPicture rp{rl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
-        VmafCudaPicture dp{dl.data(), pitch, 0, VMAF_CUDA_MEMORY_HOST};
+        const VmafCudaPicture rp = host_picture(rl, rf);
+        const VmafCudaPicture dp = host_picture(dl, df);
         if (vmaf_cuda_send(vs, &rp, &dp) < 0) return fail(vmaf_cuda_error_message(vs));
         ++n;
         int r;

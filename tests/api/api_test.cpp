@@ -188,8 +188,14 @@ TEST_CASE("open errors name the problem", "[api]") {
         CHECK(open_err(VMAF_CUDA_EINVAL).find("colour") != std::string::npos);
     }
     SECTION("unknown feature") {
-        s.features = "name=cambi";
-        CHECK(open_err(VMAF_CUDA_EINVAL).find("cambi") != std::string::npos);
+        s.features = "name=no_such_feature";
+        CHECK(open_err(VMAF_CUDA_EINVAL).find("no_such_feature") != std::string::npos);
+    }
+    SECTION("feature below its smallest size") {
+        s.features = "name=cambi"; // 64x48: width or height must be at least 216
+        const std::string e = open_err(VMAF_CUDA_EINVAL);
+        CHECK(e.find("cambi") != std::string::npos);
+        CHECK(e.find("216") != std::string::npos);
     }
     SECTION("NULL arguments") {
         CHECK(vmaf_cuda_open(nullptr, &s, err, sizeof err) == VMAF_CUDA_EINVAL);

@@ -250,6 +250,20 @@ def t_cpu_hevc10_p010(r):
                          options=":backend=cpu")
 
 
+def t_cpu_nv12_gray(r):
+    # the chroma layouts of software frames: interleaved UV (nv12, chroma_step 2), whose
+    # luma is converted exactly, so the luma features stay golden; and 4:0:0 (gray: no
+    # chroma), whose conversion changes luma (range), so only that it is scored
+    nv12 = bitexact_case(r, "cpu_nv12", BBB_DIS, BBB_REF, BBB_GOLDEN,
+                         filter_prefix="[0:v]format=nv12[d];[1:v]format=nv12[r];[d][r]",
+                         options=":backend=cpu", expect_in_log="8-bit, 4:2:0;")
+    graph = "[0:v]format=gray[d];[1:v]format=gray[r];[d][r]vmaf_cuda=backend=cpu"
+    _, err, _ = r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF) + ["-an", "-lavfi", graph, "-f", "null", "-"])
+    if "8-bit, 4:0:0;" not in err:
+        raise TestFailure("gray input: no '8-bit, 4:0:0;' in the banner:\n" + tail(err))
+    return "nv12: %s; gray: VMAF score %s" % (nv12, vmaf_score_line(err))
+
+
 def t_cpu_two_models(r, backend="cpu", hw=False):
     name = "two_models_" + backend + ("_hw" if hw else "")
     meta, log = r.tmp(name + ".meta"), r.tmp(name + ".json")
@@ -500,7 +514,8 @@ PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_frames_limit, parity_cases.case_no_frames,
               parity_cases.case_log_key_order, parity_cases.case_start_warnings]
 
-CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_two_models, t_cpu_passthrough,
+CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_nv12_gray, t_cpu_two_models,
+             t_cpu_passthrough,
              t_cpu_log_formats, t_cpu_subsample, t_err_size,
              t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_log_path,
              t_err_tiny, t_err_no_device] + [parity(c) for c in PARITY_CPU]

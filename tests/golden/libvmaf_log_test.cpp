@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -182,6 +183,7 @@ LogRun run(const GoldenCase& c, const Command& cmd) {
 /// Compares our log with libvmaf's; returns (values compared, mismatches) and the first.
 struct Diff {
     std::size_t checked = 0, bad = 0;
+    std::size_t approx = 0; ///< values compared within a tolerance (not reproducible)
     std::string first;
     void fail(const std::string& what) {
         if (!bad++) first = what;
@@ -190,12 +192,36 @@ struct Diff {
 
 void compare_value(Diff& d, const std::string& where, const json& ours, const json& golden) {
     ++d.checked;
+    // libvmaf prints a non-finite value as null (ciede2000 of identical pictures is +inf,
+    // and so are the mean and max pooled over such frames); so does vmaf_cuda's writer.
+    if (golden.is_null()) {
+        if (!ours.is_null()) d.fail(where + ": expected null (non-finite), got " + ours.dump());
+        return;
+    }
     if (!ours.is_number()) return d.fail(where + ": missing or not a number");
     const double a = ours.get<double>(), b = golden.get<double>();
     if (!same_double(a, b)) d.fail(where + ": got " + fmt17(a) + " expected " + fmt17(b));
 }
 
-Diff compare_logs(const json& ours, const json& golden) {
+/// libvmaf's ciede on 4:2:0 pictures of odd height reads the V samples of the last luma
+/// row from heap memory past its picture (reference/ciede.h): its ciede2000 there is not
+/// reproducible (with that memory zeroed it gives vmaf_cuda's doubles, libvmaf_diff.cpp).
+/// Those values are compared within 0.1 instead.
+bool unreproducible(const GoldenCase& c, const std::string& key) {
+    return key == "ciede2000" && c.chroma == 420 && c.height % 2 == 1;
+}
+
+void compare_approx(Diff& d, const std::string& where, const json& ours, const json& golden) {
+    ++d.checked;
+    ++d.approx;
+    if (!ours.is_number() || !golden.is_number())
+        return d.fail(where + ": missing or not a number");
+    if (!(std::abs(ours.get<double>() - golden.get<double>()) < 0.1))
+        d.fail(where + ": got " + fmt17(ours.get<double>()) + " expected about " +
+               fmt17(golden.get<double>()));
+}
+
+Diff compare_logs(const GoldenCase& c, const json& ours, const json& golden) {
     Diff d;
     const json& gf = golden.at("frames");
     const json& of = ours.at("frames");
@@ -217,15 +243,17 @@ Diff compare_logs(const json& ours, const json& golden) {
             d.fail("frame " + std::to_string(f) + " keys: ours [" + a + "] libvmaf [" + b + "]");
         }
         for (auto it = gm.begin(); it != gm.end(); ++it)
-            compare_value(d, "frame " + std::to_string(f) + " " + it.key(),
-                          om.contains(it.key()) ? om[it.key()] : json(), it.value());
+            (unreproducible(c, it.key()) ? compare_approx : compare_value)(
+                d, "frame " + std::to_string(f) + " " + it.key(),
+                om.contains(it.key()) ? om[it.key()] : json(), it.value());
     }
     const json& gp = golden.at("pooled_metrics");
     const json& op = ours.at("pooled_metrics");
     for (auto it = gp.begin(); it != gp.end(); ++it)
         for (auto p = it.value().begin(); p != it.value().end(); ++p) {
             const json v = op.contains(it.key()) && op[it.key()].contains(p.key()) ? op[it.key()][p.key()] : json();
-            compare_value(d, "pooled " + it.key() + " " + p.key(), v, p.value());
+            (unreproducible(c, it.key()) ? compare_approx : compare_value)(
+                d, "pooled " + it.key() + " " + p.key(), v, p.value());
         }
     const json ga = golden.value("aggregate_metrics", json::object());
     const json oa = ours.value("aggregate_metrics", json::object());
@@ -271,9 +299,14 @@ TEST_CASE("libvmaf's own logs: companion metrics and every model, every frame, k
                 } else {
                     INFO("open: " << r.open_error);
                     REQUIRE(r.open_status == VMAF_CUDA_OK);
-                    const Diff d = compare_logs(r.log, read_json(dir + "/" + n));
+                    const Diff d = compare_logs(c, r.log, read_json(dir + "/" + n));
                     std::cout << n << ": " << d.checked << " values, " << d.bad << " differ"
-                              << (d.bad ? "; first: " + d.first : "") << "\n";
+                              << (d.bad ? "; first: " + d.first : "")
+                              << (d.approx ? "; " + std::to_string(d.approx) +
+                                                 " not reproducible (libvmaf reads past its "
+                                                 "picture), compared within 0.1"
+                                           : std::string())
+                              << "\n";
                     INFO(d.bad << " of " << d.checked << " differ; first: " << d.first);
                     CHECK(d.checked > 0);
                     CHECK(d.bad == 0);

@@ -377,7 +377,11 @@ TEST_CASE("feature string and option values", "[model][strings]") {
     CHECK(feature_alias("VMAF_integer_feature_motion2_score") == "integer_motion2");
     CHECK(feature_alias("integer_adm2_egl_1") == "integer_adm2_egl_1");
 
-    for (const char* bad : {"name=psnr", "adm:adm_enhn_gain_limit=0.5", "adm:adm_enhn_gain_limit=x",
+    // Motion options are computed since the v1.0.16 models (motion3 names carry them).
+    const auto mo = parse_feature_string("motion:motion_max_val=18:motion_five_frame_window=true");
+    REQUIRE(mo.size() == 1);
+    CHECK(feature_key("VMAF_integer_feature_motion3_score", mo[0]) == "integer_motion3_mffw_mmxv_18");
+    for (const char* bad : {"name=no_such_feature", "adm:adm_enhn_gain_limit=0.5", "adm:adm_enhn_gain_limit=x",
                             "vif:egl=1", "adm:adm_csf_mode=4", "adm:adm_skip_scale0=true",
                             "motion:motion_max_val=10001", "name=vif:vif_enhn_gain_limit",
                             "adm_enhn_gain_limit=1"})

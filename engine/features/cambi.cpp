@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Feature record: CAMBI (libvmaf v3.2.0 `cambi`, src/feature/cambi.c). No-reference
+// banding score of the distorted luma; with full_ref also of the reference (read then).
+// Stages: reference/cambi.h (CPU: ref::cambi_frame), kernels/cambi.cuh (GPU: integer
+// stages and the order-free top-k on the device; cambi_kernel_finish() on the host pools
+// a scale from the frame's c-values, fetched from its slot, when the order-free sum cannot
+// guarantee libvmaf's quick-select value).
+//
+// Options: libvmaf's table of cambi.c in its order, names, aliases, types, defaults and
+// ranges; every one but heatmaps_path (a debugging dump) is computed. The given texts
+// reach ref::CambiOptions through ref::cambi_set_option(), as libvmaf's option parser
+// sets them. Names: "cambi" (raw Cambi_feature_cambi_score) with libvmaf's option
+// suffixes, e.g. cambi_hrs_1080_cmxv_17_vlt_0.06; with full_ref also cambi_source and
+// cambi_full_reference, never suffixed (libvmaf appends them through the name dictionary
+// of its provided features, which does not hold them).
+
+#include "feature.h"
+#include "feature_registry.h"
+
+#include "cambi.h"
+#include "error.h"
+#include "vmaf_cuda.h"
+
+#include <stdexcept>
+#include <string>
+
+#ifdef VMAF_CUDA_HAVE_CUDA
+#include "cambi.cuh"
+#endif
+
+namespace vmaf_cuda::engine {
+namespace {
+
+constexpr OptionDef kOptions[] = {
+    {"cambi_max_val", "cmxv", OptType::real, 1000.0, 0.0, 1000.0, true, true},
+    {"enc_width", "encw", OptType::integer, 0, 180, 7680, true, true},
+    {"enc_height", "ench", OptType::integer, 0, 150, 7680, true, true},
+    {"enc_bitdepth", "encbd", OptType::integer, 0, 6, 16, true, true},
+    {"src_width", "srcw", OptType::integer, 0, 320, 7680, true, true},
+    {"src_height", "srch", OptType::integer, 0, 200, 4320, true, true},
+    {"window_size", "ws", OptType::integer, 65, 15, 127, true, true},
+    {"topk", nullptr, OptType::real, 0.6, 0.0001, 1.0, true, true},
+    {"cambi_topk", "ctpk", OptType::real, 0.6, 0.0001, 1.0, true, true},
+    {"tvi_threshold", "tvit", OptType::real, 0.019, 0.0001, 1.0, true, true},
+    {"cambi_vis_lum_threshold", "vlt", OptType::real, 0.0, 0.0, 300.0, true, true},
+    {"max_log_contrast", "mlc", OptType::integer, 2, 0, 5, true, true},
+    {"heatmaps_path", nullptr, OptType::text, 0, 0, 0, false, false, nullptr},
+    {"full_ref", nullptr, OptType::boolean, 0, 0, 1, false, true},
+    {"eotf", nullptr, OptType::text, 0, 0, 0, true, true, "bt1886"},
+    {"cambi_eotf", "ceot", OptType::text, 0, 0, 0, true, true, "bt1886"},
+    {"cambi_high_res_speedup", "hrs", OptType::integer, 0, 0, 2160, true, true},
+};
+
+constexpr const char* kProvided[] = {"Cambi_feature_cambi_score"};
+
+/// The spec's options as libvmaf's option parser sets them (the texts as given; options
+/// not given keep CambiOptions' defaults, which are libvmaf's).
+ref::CambiOptions cambi_options(const FeatureSpec& spec) {
+    ref::CambiOptions o;
+    for (const OptionDef& d : kOptions) {
+        if (!spec.options.count(d.name)) continue;
+        try {
+            if (!ref::cambi_set_option(o, d.name, option_text(spec, d.name)))
+                throw Error(VMAF_CUDA_EINTERNAL, std::string("cambi: option ") + d.name +
+                                                     " is not known to the reference");
+        } catch (const std::invalid_argument& e) {
+            throw Error(VMAF_CUDA_EINVAL, e.what());
+        }
+    }
+    return o;
+}
+
+void put(const ref::CambiScores& s, bool full_ref, double* out) {
+    out[0] = s.cambi;
+    if (!full_ref) return;
+    out[1] = s.source;
+    out[2] = s.full_reference;
+}
+
+class Cambi final : public FeatureInstance {
+public:
+    Cambi(const FeatureSpec& spec, const Geometry& g) : geo_(g), opt_(cambi_options(spec)) {
+        try {
+            plan_ = ref::cambi_plan(opt_, g.width, g.height, g.bpc);
+        } catch (const std::invalid_argument& e) {
+            const std::string m = e.what();
+            throw Error(VMAF_CUDA_EINVAL, m.rfind("cambi", 0) == 0 ? m : "cambi: " + m);
+        }
+        outs_.push_back(make_output(kProvided[0], spec));
+        // The engine's naming (feature_key: what models look inputs up by) and the
+        // reference's libvmaf naming must agree.
+        if (outs_[0].name != ref::cambi_feature_name(opt_))
+            throw Error(VMAF_CUDA_EINTERNAL, "cambi: output name " + outs_[0].name +
+                                                 " differs from libvmaf's " +
+                                                 ref::cambi_feature_name(opt_));
+        if (opt_.full_ref)
+            for (const char* n : {"cambi_source", "cambi_full_reference"})
+                outs_.push_back(OutputDef{n, n, false, false});
+    }
+    const std::vector<OutputDef>& outputs() const override { return outs_; }
+
+    std::unique_ptr<CpuStage> cpu() const override {
+        struct Stage final : CpuStage {
+            const Cambi& f;
+            ref::CambiScratch scratch;
+            explicit Stage(const Cambi& c) : f(c) {}
+            void compute(const CpuFrame& fr, double* out, double*) override {
+                const ref::LumaView* src = f.opt_.full_ref ? &fr.ref->y : nullptr;
+                put(ref::cambi_frame(fr.dist->y, src, f.plan_, scratch), f.opt_.full_ref, out);
+            }
+        };
+        return std::make_unique<Stage>(*this);
+    }
+
+#ifdef VMAF_CUDA_HAVE_CUDA
+    bool has_gpu() const override { return true; }
+    std::unique_ptr<GpuStage> gpu(const GpuContext& ctx) const override {
+        struct Stage final : GpuStage {
+            const Cambi& f;
+            cuda::CambiKernel k;
+            // c-values of a frame stay in its slot until `slots` further enqueues: the
+            // finish of frame i comes before the enqueue of frame i + slots.
+            Stage(const Cambi& c, unsigned slots)
+                : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots) {}
+            std::size_t accum_bytes() const override { return k.accum_bytes(); }
+            void enqueue(const GpuFrame& fr, void* d, void* st) override {
+                k.enqueue(fr.dist[0], f.opt_.full_ref ? &fr.ref[0] : nullptr, d,
+                          static_cast<cudaStream_t>(st));
+            }
+            void finish(unsigned, const void* h, double* out, double*, void* st) override {
+                const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
+                try {
+                    put(cuda::cambi_kernel_finish(k, acc, static_cast<cudaStream_t>(st)),
+                        f.opt_.full_ref, out);
+                } catch (const std::invalid_argument& e) {
+                    throw Error(VMAF_CUDA_EINVAL, e.what());
+                }
+            }
+        };
+        return std::make_unique<Stage>(*this, ctx.slots);
+    }
+#endif
+
+private:
+    Geometry geo_;
+    ref::CambiOptions opt_;
+    ref::CambiPlan plan_;
+    std::vector<OutputDef> outs_;
+};
+
+std::unique_ptr<FeatureInstance> make(const FeatureSpec& spec, const Geometry& g) {
+    return std::make_unique<Cambi>(spec, g);
+}
+
+} // namespace
+
+extern const FeatureRecord kCambiRecord = {"cambi", kOptions, kProvided, make};
+
+} // namespace vmaf_cuda::engine

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/**
+ * @file
+ * The FFmpeg side of vmaf_cuda's live QA (vmaf_cuda_live.h): option checks with
+ * messages, the live state from the output link, and moving a frame's results onto the
+ * AVFrame (lavfi.vmaf.window.* metadata, SEI user data unregistered side data).
+ *
+ * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
+ */
+#ifndef VMAF_CUDA_LIVE_FF_H
+#define VMAF_CUDA_LIVE_FF_H
+
+#include "libavutil/frame.h"
+
+#include "avfilter.h"
+
+#include "vmaf_cuda_live.h"
+
+/** The filter options live QA reads. */
+typedef struct VmafCudaLiveOptions {
+    const char *window;     /**< window= (NULL: none) */
+    int window_log;         /**< window_log= */
+    int sei;                /**< sei= */
+    int ndjson;             /**< log_fmt=ndjson */
+    const char *log_path;   /**< log_path= */
+    int precision;          /**< precision= (-1: max) */
+    int pool;               /**< pool=, a VmafCudaPool */
+} VmafCudaLiveOptions;
+
+/** At init: checks window=, window_log= and log_fmt=ndjson's log_path; logs what is wrong. */
+int vmaf_cuda_live_ff_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o);
+
+/** At config_output, once the session is open: *out = the live state, or NULL when no
+ *  live option is set. */
+int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
+                           VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out);
+
+/** For each scored frame going out: its window metadata, NDJSON line(s) and SEI side
+ *  data. A failing NDJSON output is a warning (once); out of memory an error. */
+int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
+                             const VmafCudaFrameScores *fs);
+
+#endif /* VMAF_CUDA_LIVE_FF_H */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suite `api`: the CLI's frame reader (tools/video_reader.h) on small raw YUV and Y4M
+// files written here: every plane of every frame lands where host_picture() points
+// (4:2:0, 4:2:2, 4:4:4 with ceil-sized chroma at odd sizes, 4:0:0 without chroma,
+// 8..16 bits), truncated frames are errors, and the pictures are accepted by a session.
+
+#include "video_reader.h"
+
+#include "catch.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using vmaf_cuda::tools::host_picture;
+using vmaf_cuda::tools::InputError;
+using vmaf_cuda::tools::VideoFormat;
+using vmaf_cuda::tools::VideoReader;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path tmp_dir() {
+    fs::path d = fs::temp_directory_path() / ("vmaf_cuda_reader_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+}
+
+/// Sample value of plane p (0 luma, 1 Cb, 2 Cr) at (x, y) of frame k, below 2^bpc.
+unsigned value(unsigned p, unsigned x, unsigned y, unsigned k, unsigned bpc) {
+    return (1000u * p + 31u * x + 17u * y + 101u * k) % (1u << bpc);
+}
+
+/// One plane as the file holds it: w x h samples, 1 or 2 bytes (little-endian) each.
+std::vector<std::uint8_t> plane_bytes(unsigned p, unsigned w, unsigned h, unsigned k,
+                                      unsigned bpc) {
+    std::vector<std::uint8_t> out;
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x) {
+            const unsigned v = value(p, x, y, k, bpc);
+            out.push_back(std::uint8_t(v & 0xff));
+            if (bpc > 8) out.push_back(std::uint8_t(v >> 8));
+        }
+    return out;
+}
+
+struct Layout {
+    unsigned chroma, cw, ch; // subsampling, expected chroma plane size
+};
+
+/// Writes `frames` frames of a w x h stream; Y4M with header colour space `cs` when not
+/// empty, else raw YUV. Returns the path.
+fs::path write_stream(const fs::path& dir, const std::string& name, unsigned w, unsigned h,
+                      unsigned bpc, const Layout& l, unsigned frames, const std::string& cs,
+                      std::size_t drop_tail = 0) {
+    const fs::path path = dir / name;
+    std::string data;
+    if (!cs.empty())
+        data += "YUV4MPEG2 W" + std::to_string(w) + " H" + std::to_string(h) +
+                " F25:1 Ip A1:1 C" + cs + "\n";
+    for (unsigned k = 0; k < frames; ++k) {
+        if (!cs.empty()) data += "FRAME\n";
+        for (unsigned p = 0; p < (l.cw ? 3u : 1u); ++p) {
+            const auto b = p ? plane_bytes(p, l.cw, l.ch, k, bpc) : plane_bytes(0, w, h, k, bpc);
+            data.append(reinterpret_cast<const char*>(b.data()), b.size());
+        }
+    }
+    data.resize(data.size() - drop_tail);
+    std::ofstream(path, std::ios::binary).write(data.data(), std::streamsize(data.size()));
+    return path;
+}
+
+/// Plane p of a picture, read back through its pointers, pitch and step.
+std::vector<std::uint8_t> read_back(const VmafCudaPicture& pic, unsigned p, unsigned w, unsigned h,
+                                    unsigned bpc) {
+    const std::size_t bps = bpc > 8 ? 2 : 1;
+    const auto* base = static_cast<const std::uint8_t*>(p ? pic.chroma[p - 1] : pic.luma);
+    const std::size_t pitch = std::size_t(p ? pic.chroma_pitch : pic.pitch);
+    const std::size_t step = p && pic.chroma_step > 1 ? pic.chroma_step : 1;
+    std::vector<std::uint8_t> out;
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x)
+            for (std::size_t b = 0; b < bps; ++b) out.push_back(base[y * pitch + x * step * bps + b]);
+    return out;
+}
+
+VmafCudaChroma api_chroma(unsigned c) {
+    return c == 444 ? VMAF_CUDA_CHROMA_444 : c == 422 ? VMAF_CUDA_CHROMA_422
+         : c == 400 ? VMAF_CUDA_CHROMA_400 : VMAF_CUDA_CHROMA_420;
+}
+
+} // namespace
+
+TEST_CASE("reader: every plane of every frame, raw YUV and Y4M, odd sizes", "[api][reader]") {
+    const fs::path dir = tmp_dir();
+    struct Case {
+        std::string name, cs; // cs: Y4M colour space, "" for raw
+        unsigned w, h, bpc;
+        Layout l;
+    };
+    const Case cases[] = {
+        {"420_8bit_odd.y4m", "420jpeg", 35, 19, 8, {420, 18, 10}},
+        {"420_8bit_odd.yuv", "", 35, 19, 8, {420, 18, 10}},
+        {"420_10bit.y4m", "420p10", 34, 20, 10, {420, 17, 10}},
+        {"422_10bit_odd.y4m", "422p10", 35, 19, 10, {422, 18, 19}},
+        {"422_8bit_odd.yuv", "", 35, 19, 8, {422, 18, 19}},
+        {"444_12bit_odd.yuv", "", 35, 19, 12, {444, 35, 19}},
+        {"444_16bit.y4m", "444p16", 34, 18, 16, {444, 34, 18}},
+        {"mono_8bit_odd.y4m", "mono", 35, 19, 8, {400, 0, 0}},
+        {"mono_10bit.y4m", "mono10", 34, 18, 10, {400, 0, 0}},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const unsigned frames = 3;
+            const fs::path path = write_stream(dir, c.name, c.w, c.h, c.bpc, c.l, frames, c.cs);
+            VideoFormat hint;
+            if (c.cs.empty()) {
+                hint.width = c.w;
+                hint.height = c.h;
+                hint.bpc = c.bpc;
+                hint.chroma = c.l.chroma;
+            }
+            VideoReader r(path.string(), hint);
+            const VideoFormat& f = r.format();
+            CHECK(f.width == c.w);
+            CHECK(f.height == c.h);
+            CHECK(f.bpc == c.bpc);
+            CHECK(f.chroma == c.l.chroma);
+            CHECK(f.chroma_width() == c.l.cw);
+            CHECK(f.chroma_height() == c.l.ch);
+            CHECK(r.frame_count() == (c.cs.empty() ? long(frames) : -1L));
+
+            VmafCudaSettings s;
+            vmaf_cuda_default_settings(&s);
+            s.width = c.w;
+            s.height = c.h;
+            s.bpc = c.bpc;
+            s.chroma = api_chroma(c.l.chroma);
+            s.backend = VMAF_CUDA_BACKEND_CPU;
+            VmafCudaSession* vs = nullptr;
+            char err[256] = "";
+            REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+
+            std::vector<std::uint8_t> buf;
+            for (unsigned k = 0; k < frames; ++k) {
+                INFO("frame " << k);
+                REQUIRE(r.read(buf));
+                CHECK(buf.size() == f.frame_bytes());
+                const VmafCudaPicture pic = host_picture(buf, f);
+                CHECK(pic.memory == VMAF_CUDA_MEMORY_HOST);
+                CHECK(pic.shift == 0);
+                CHECK(read_back(pic, 0, c.w, c.h, c.bpc) == plane_bytes(0, c.w, c.h, k, c.bpc));
+                if (c.l.chroma == 400) {
+                    CHECK(pic.chroma[0] == nullptr);
+                    CHECK(pic.chroma[1] == nullptr);
+                } else {
+                    CHECK(pic.chroma_step == 1);
+                    CHECK(std::size_t(pic.chroma_pitch) == c.l.cw * (c.bpc > 8 ? 2u : 1u));
+                    for (unsigned p = 1; p <= 2; ++p)
+                        CHECK(read_back(pic, p, c.l.cw, c.l.ch, c.bpc) ==
+                              plane_bytes(p, c.l.cw, c.l.ch, k, c.bpc));
+                }
+                // the pictures as the CLI sends them (reference = distorted)
+                const int st = vmaf_cuda_send(vs, &pic, &pic);
+                INFO(vmaf_cuda_error_message(vs));
+                CHECK(st == VMAF_CUDA_OK);
+            }
+            CHECK_FALSE(r.read(buf)); // clean end of file
+            vmaf_cuda_close(vs);
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("reader: a frame cut short in its chroma is an error, not a frame", "[api][reader]") {
+    const fs::path dir = tmp_dir();
+    SECTION("Y4M 4:4:4, the last frame's Cr incomplete") {
+        const fs::path path = write_stream(dir, "cut.y4m", 9, 7, 8, {444, 9, 7}, 2, "444", 5);
+        VideoReader r(path.string(), VideoFormat{});
+        std::vector<std::uint8_t> buf;
+        REQUIRE(r.read(buf));
+        CHECK_THROWS_AS(r.read(buf), InputError);
+    }
+    SECTION("raw 4:2:0 at an odd size: the size check counts ceil-sized chroma") {
+        // 9x7 4:2:0 frames are 63 + 2 * 5 * 4 = 103 bytes; a file of floor-sized ones is not
+        const fs::path path = write_stream(dir, "odd.yuv", 9, 7, 8, {420, 5, 4}, 2, "");
+        VideoFormat hint;
+        hint.width = 9;
+        hint.height = 7;
+        CHECK(VideoReader(path.string(), hint).frame_count() == 2);
+        const fs::path floor_sized = write_stream(dir, "floor.yuv", 9, 7, 8, {420, 4, 3}, 2, "");
+        CHECK_THROWS_AS(VideoReader(floor_sized.string(), hint), InputError);
+    }
+    fs::remove_all(dir);
+}
