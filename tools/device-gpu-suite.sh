@@ -31,6 +31,9 @@ step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "
 [ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
 # float_ssim, float_ms_ssim and cambi records (companion and v1.0.16 logs, cambi_options.tsv,
 # size errors); again with 16 frames in flight (more term-map and c-value slots per lane).
+[ -x "$B/psnr_ciede_gpu_test" ] && step psnr_ciede_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda "$B/psnr_ciede_gpu_test"
+# Live QA on NVDEC / hwupload_cuda frames (windows, NDJSON, SEI, flat host and device memory).
+step live_gpu 900 python3 tests/filter/live_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" --frames "${LIVE_FRAMES:-100000}"
 if [ -x "$B/ssim_cambi_api_gpu_test" ]; then
   step ssim_cambi_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda "$B/ssim_cambi_api_gpu_test"
   step ssim_cambi_cuda_if16 600 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_TEST_IN_FLIGHT=16 \

@@ -45,22 +45,26 @@ public:
     bool temporal() const override { return true; }
     unsigned history() const override { return ref::motion_sad_distance(opt_); }
     unsigned series_width() const override { return 1; }
-    unsigned series_keep() const override { return 4; }
+    unsigned series_keep() const override { return 8; }
     unsigned lookahead(std::size_t i) const override { return ref::motion_lookahead(opt_, i); }
     unsigned max_lookahead() const override { return ref::motion_max_lookahead(opt_); }
 
     void delayed(std::size_t i, const Series& s, std::size_t n, double* out) const override {
-        // motion_scores() reads the sad of frames first, i - 2 .. i + lookahead(i) (frames
-        // before `first` read frame `first`'s: two frames ahead for frame 0 with the
-        // five-frame window): give it those (the others, possibly dropped from the
-        // series, are never read).
-        const std::size_t want = i + 1 + ref::motion_lookahead(opt_, i);
-        const std::size_t len = n < want ? n : want;
-        sad_.assign(len, 0.0);
+        // motion_scores(i, sad) reads the sad of frames `first` (only for i <= first) and
+        // i - 3 .. i + 1, and is otherwise invariant under a shift of the frame index:
+        // give it a window of at most eight frames (frame d + j as j), so that the work
+        // and memory per frame do not grow with the stream.
         const std::size_t first = ref::motion_first_index(opt_);
-        for (std::size_t j = 0; j < len; ++j)
-            if (j + 3 >= i || j <= first) sad_[j] = s.at(j)[0];
-        const ref::MotionScores m = ref::motion_scores(i, sad_, opt_);
+        const std::size_t d = i >= first + 4 ? i - (first + 4) : 0;
+        const std::size_t li = i - d;            // i's index in the window
+        // Up to i + lookahead(i): frames before `first` read frame `first`'s sad (two
+        // frames ahead for frame 0 with the five-frame window).
+        const std::size_t want = i + 1 + ref::motion_lookahead(opt_, i);
+        const std::size_t end = n < want ? n : want;
+        sad_.assign(end - d, 0.0);
+        for (std::size_t j = 0; j < sad_.size(); ++j)
+            if (d == 0 || j + 4 >= li) sad_[j] = s.at(d + j)[0];
+        const ref::MotionScores m = ref::motion_scores(li, sad_, opt_);
         out[1] = m.motion2;
         out[2] = m.motion3;
     }
