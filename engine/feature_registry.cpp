@@ -13,6 +13,8 @@ namespace vmaf_cuda::engine {
 extern const FeatureRecord kAdmRecord;
 extern const FeatureRecord kVifRecord;
 extern const FeatureRecord kMotionRecord;
+extern const FeatureRecord kSpeedChromaRecord;
+extern const FeatureRecord kSpeedTemporalRecord;
 extern const FeatureRecord kFloatSsimRecord;
 extern const FeatureRecord kFloatMsSsimRecord;
 extern const FeatureRecord kCambiRecord;
@@ -30,6 +32,8 @@ const FeatureRecord* const kRecords[] = {
     &kAdmRecord,
     &kVifRecord,
     &kMotionRecord,
+    &kSpeedChromaRecord,
+    &kSpeedTemporalRecord,
     &kFloatSsimRecord,
     &kFloatMsSsimRecord,
     &kCambiRecord,
@@ -108,6 +112,33 @@ ref::MotionOptions motion_options(const FeatureSpec& spec) {
     o.max_val = option_value(spec, "motion_max_val");
     o.five_frame_window = option_value(spec, "motion_five_frame_window") != 0.0;
     o.moving_average = option_value(spec, "motion_moving_average") != 0.0;
+    return o;
+}
+
+ref::SpeedOptions speed_options(const FeatureSpec& spec) {
+    const bool chroma = spec.extractor == "speed_chroma";
+    ref::SpeedOptions o;
+    o.kernelscale = option_value(spec, "speed_kernelscale");
+    o.prescale = option_value(spec, "speed_prescale");
+    o.sigma_nn = option_value(spec, "speed_sigma_nn");
+    o.nn_floor = option_value(spec, "speed_nn_floor");
+    o.max_val = option_value(spec, "speed_max_val");
+    if (chroma) o.weight_var_mode = static_cast<int>(option_value(spec, "speed_weight_var_mode"));
+    else o.use_ref_diff = option_value(spec, "speed_use_ref_diff") != 0.0;
+    // libvmaf's vif_get_scaling_method: these four names, compared exactly.
+    const std::string m = option_text(spec, "speed_prescale_method");
+    if (m == "nearest") o.prescale_method = ref::SpeedScaleMethod::nearest;
+    else if (m == "bilinear") o.prescale_method = ref::SpeedScaleMethod::bilinear;
+    else if (m == "bicubic") o.prescale_method = ref::SpeedScaleMethod::bicubic;
+    else if (m == "lanczos4") o.prescale_method = ref::SpeedScaleMethod::lanczos4;
+    else
+        throw Error(VMAF_CUDA_EINVAL, spec.extractor + ": speed_prescale_method \"" + m +
+                                          "\" is not one of nearest, bilinear, bicubic, lanczos4");
+    try {
+        ref::speed_validate(o);
+    } catch (const std::invalid_argument& e) {
+        throw Error(VMAF_CUDA_EINVAL, spec.extractor + ": " + e.what());
+    }
     return o;
 }
 

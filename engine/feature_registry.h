@@ -9,6 +9,7 @@
 #include "feature.h"
 #include "model.h"
 #include "motion.h"
+#include "speed.h"
 #include "vif.h"
 
 #include <string>
@@ -51,5 +52,10 @@ std::vector<std::string> model_input_names(const Model& m);
 ref::AdmOptions adm_options(const FeatureSpec& spec);
 ref::VifOptions vif_options(const FeatureSpec& spec);
 ref::MotionOptions motion_options(const FeatureSpec& spec);
+/// SpEED options of a speed_chroma or speed_temporal spec (weight_var_mode only for
+/// speed_chroma, use_ref_diff only for speed_temporal). Throws Error(EINVAL) naming the
+/// extractor for a prescale method libvmaf does not know or options ref::speed_validate
+/// refuses (e.g. a kernelscale outside libvmaf's list).
+ref::SpeedOptions speed_options(const FeatureSpec& spec);
 
 } // namespace vmaf_cuda::engine

@@ -354,9 +354,6 @@ Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
     else if (norm == "none") m.linear_rescale_ = false;
     else fail("norm_type \"" + norm + "\" is not supported (linear_rescale, none)");
 
-    if (md.contains("chroma_correction_parameter"))
-        fail("chroma_correction_parameter (speed_chroma models) is not supported");
-
     const json& names = require(md, "feature_names", "model_dict");
     if (!names.is_array()) fail("feature_names must be an array");
     if (names.empty()) fail("feature_names is empty");
@@ -426,6 +423,33 @@ Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
     for (ModelFeature& f : m.features_) {
         f.key = feature_key(f.name, f.spec);
         f.log_name = std::string(feature_alias(f.key));
+    }
+
+    // libvmaf read_json_model.c: a number enables chroma_from_luma; predict.c then
+    // corrects the input whose name contains "speed_chroma" from the one whose name
+    // contains "adm3" (post_process_feature_from_another). libvmaf fails the prediction
+    // when either substring matches more than one input, reads undefined values when one
+    // matches none, and computes no score at all when the parameter is 0: refused here.
+    if (const auto it = md.find("chroma_correction_parameter"); it != md.end()) {
+        const double c = number(*it, "chroma_correction_parameter");
+        if (c == 0.0)
+            fail("chroma_correction_parameter 0: libvmaf computes no score with it");
+        auto find_one = [&](const char* sub) {
+            std::size_t idx = n, count = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                if (m.features_[i].name.find(sub) != std::string::npos) {
+                    idx = i;
+                    ++count;
+                }
+            if (count != 1)
+                fail(std::string("chroma_correction_parameter needs exactly one input whose name "
+                                 "contains \"") + sub + "\", not " + std::to_string(count));
+            return idx;
+        };
+        m.guiding_ = find_one("adm3");
+        m.guided_ = find_one("speed_chroma");
+        m.chroma_corr_ = true;
+        m.chroma_param_ = c;
     }
 
     if (const auto it = md.find("score_clip"); it != md.end() && !cfg.disable_clip) {
@@ -498,6 +522,22 @@ double Model::predict(std::span<const double> values, unsigned flags) const {
     for (std::size_t i = 0; i < n; ++i)
         x[i] = linear_rescale_ ? features_[i].slope * values[i] + features_[i].intercept
                                : values[i];
+    // predict.c post_process_feature_from_another(model, node, c, 0.0, "adm3",
+    // "speed_chroma"), in its operation order.
+    if (chroma_corr_) {
+        const ModelFeature& fg = features_[guiding_];
+        const ModelFeature& fs = features_[guided_];
+        double guiding = x[guiding_], guided = x[guided_];
+        if (linear_rescale_) {
+            guiding = (guiding - fg.intercept) / fg.slope;
+            guided = (guided - fs.intercept) / fs.slope;
+        }
+        if (guided == 0.0) {
+            double corrected = (-chroma_param_ * guiding) + chroma_param_;
+            if (linear_rescale_) corrected = fs.slope * corrected + fs.intercept;
+            x[guided_] = corrected;
+        }
+    }
 
     // svm.cpp svm_predict_values (regression): sum of coef * K(x, sv), then - rho.
     // RBF kernel: squared distance summed in feature order, then exp(-gamma * d2).

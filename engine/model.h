@@ -129,7 +129,11 @@ public:
     void overload(std::string_view extractor, std::string_view option, std::string_view value);
 
     /// Model output for one frame. `values[i]` = value of features()[i] (libvmaf's
-    /// double). Follows predict.c exactly: rescale (no clip), svm_predict (RBF),
+    /// double). Follows predict.c exactly: rescale (no clip), the chroma correction
+    /// (chroma_correction(): post_process_feature_from_another(c, 0.0, "adm3",
+    /// "speed_chroma"): with x the rescaled inputs, g = denormalised x[adm3] and
+    /// s = denormalised x[speed_chroma], both (x - intercept) / slope; if s == 0.0,
+    /// x[speed_chroma] = slope * ((-c * g) + c) + intercept), svm_predict (RBF),
     /// denormalise, transform (when enabled), clip (unless disabled).
     /// Throws Error(EINTERNAL) when values.size() != features().size().
     double predict(std::span<const double> values) const;
@@ -154,6 +158,11 @@ public:
     double clip_min() const { return clip_min_; }
     double clip_max() const { return clip_max_; }
     std::size_t support_vector_count() const { return coef_.size(); }
+    /// libvmaf's chroma_from_luma step (JSON "chroma_correction_parameter", the v1.0.16
+    /// models): when set, predict() replaces the speed_chroma input by
+    /// c - c * adm3 where speed_chroma is 0 (see predict()).
+    bool chroma_correction() const { return chroma_corr_; }
+    double chroma_correction_parameter() const { return chroma_param_; }
 
 private:
     friend Model load_model(std::string_view json_text, const ModelConfig& cfg);
@@ -169,6 +178,9 @@ private:
     std::vector<double> coef_;  ///< one per support vector
     std::vector<double> sv_;    ///< support vectors, dense, coef_.size() x features_.size()
     std::vector<Model> bootstrap_;
+    bool chroma_corr_ = false;
+    double chroma_param_ = 0.0;
+    std::size_t guiding_ = 0, guided_ = 0; ///< inputs named *adm3*, *speed_chroma*
 };
 
 /// A collection's per-frame summary (libvmaf predict.c vmaf_bootstrap_predict_score_at_index).

@@ -171,7 +171,20 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     for (const FeatureSpec& e : extractors) {
         const FeatureRecord* r = find_feature(e.extractor);
         if (!r) extractor_features(e.extractor); // throws, naming the known extractors
-        features_.push_back(r->make(e, geo));
+        try {
+            features_.push_back(r->make(e, geo));
+        } catch (const Error& err) {
+            // A model's extractor (e.g. speed_chroma of vmaf_v1.0.16_3d0h refusing a small
+            // frame): say which model needs it.
+            for (const Model& m : models_) {
+                const auto needed = model_extractors(m);
+                if (std::find(needed.begin(), needed.end(), e) == needed.end()) continue;
+                std::string label = m.source();
+                if (label.rfind("built-in ", 0) == 0) label = label.substr(9);
+                throw Error(err.status, "model " + label + ": " + err.what());
+            }
+            throw;
+        }
         plan_list.push_back(features_.back().get());
     }
     plan_ = FramePlan(plan_list);

@@ -39,6 +39,10 @@ if [ -x "$B/ssim_cambi_api_gpu_test" ]; then
   step ssim_cambi_cuda_if16 600 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_TEST_IN_FLIGHT=16 \
     "$B/ssim_cambi_api_gpu_test" "[companion]"
 fi
+# speed_chroma / speed_temporal records and the v1.0.16 models (SDR, HFR) end to end,
+# size refusals, chroma correction.
+[ -x "$B/v1016_models_gpu_test" ] && step v1016_models_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda \
+  "$B/v1016_models_gpu_test"
 # libvmaf's own logs (companion metrics, every model) through the CUDA backend, chroma
 # planar and interleaved (NV12/P010 style).
 if [ -x "$B/libvmaf_log_gpu_test" ]; then

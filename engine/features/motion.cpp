@@ -57,7 +57,10 @@ public:
         const std::size_t first = ref::motion_first_index(opt_);
         const std::size_t d = i >= first + 4 ? i - (first + 4) : 0;
         const std::size_t li = i - d;            // i's index in the window
-        const std::size_t end = n < i + 2 ? n : i + 2;
+        // Up to i + lookahead(i): frames before `first` read frame `first`'s sad (two
+        // frames ahead for frame 0 with the five-frame window).
+        const std::size_t want = i + 1 + ref::motion_lookahead(opt_, i);
+        const std::size_t end = n < want ? n : want;
         sad_.assign(end - d, 0.0);
         for (std::size_t j = 0; j < sad_.size(); ++j)
             if (d == 0 || j + 4 >= li) sad_[j] = s.at(d + j)[0];

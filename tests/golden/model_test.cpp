@@ -150,13 +150,16 @@ TEST_CASE("other models reproduce libvmaf (NEG, 4K, enable_transform)", "[model]
 }
 
 TEST_CASE("built-in models equal the model files", "[model]") {
-    // Every model whose features exist is built in (the others need CAMBI or SpEED).
+    // Every model libvmaf v3.2.0 builds in is built in.
     const auto versions = builtin_model_versions();
-    CHECK(versions == std::vector<std::string>{"vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
-                                               "vmaf_b_v0.6.3", "vmaf_float_4k_v0.6.1",
-                                               "vmaf_float_b_v0.6.3", "vmaf_float_v0.6.1",
-                                               "vmaf_float_v0.6.1neg", "vmaf_v0.6.1",
-                                               "vmaf_v0.6.1neg"});
+    CHECK(versions == std::vector<std::string>{
+                          "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg", "vmaf_b_v0.6.3",
+                          "vmaf_float_4k_v0.6.1", "vmaf_float_b_v0.6.3", "vmaf_float_v0.6.1",
+                          "vmaf_float_v0.6.1neg", "vmaf_v0.6.1",
+                          "vmaf_v0.6.1neg", "vmaf_v1.0.16_1d5h_2160", "vmaf_v1.0.16_3d0h",
+                          "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_5d0h",
+                          "vmaf_v1.0.16_hfr_1d5h_2160", "vmaf_v1.0.16_hfr_3d0h",
+                          "vmaf_v1.0.16_hfr_3d0h_2160", "vmaf_v1.0.16_hfr_5d0h"});
     for (const std::string& v : versions) {
         const auto text = builtin_model_json(v);
         REQUIRE(text);
