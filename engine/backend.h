@@ -69,6 +69,8 @@ public:
     virtual bool retrieve(FrameResult& out, bool wait) = 0;
     /// Frames submitted but not yet retrieved.
     virtual unsigned pending() const = 0;
+    /// Frames the session should let be in flight at least (0: no preference).
+    virtual unsigned in_flight_hint() const { return 0; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const FramePlan&);

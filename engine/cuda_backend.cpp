@@ -116,6 +116,10 @@ public:
         // `history` later read it as a previous picture.
         owned_ = lanes + 1 + plan_.history;
         ring_ = std::max(cfg_.frames_in_flight + 2, owned_ + 2);
+        // Long host finishes run on workers, several frames at once: keep enough in flight.
+        for (const FeatureInstance* f : plan_.features)
+            if (f->heavy_host_finish()) hint_ = kHeavyInFlight;
+        ring_ = std::max(ring_, hint_ + 2);
         GpuContext ctx;
         ctx.slots = (ring_ + lanes - 1) / lanes + 1;
         const std::size_t n_streams = std::clamp<std::size_t>(plan_.features.size(), 1, 4);
@@ -296,6 +300,7 @@ public:
     }
 
     unsigned pending() const override { return unsigned(queue_.size()); }
+    unsigned in_flight_hint() const override { return hint_; }
 
 private:
     struct Pending {
@@ -529,6 +534,8 @@ private:
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
     std::deque<std::unique_ptr<Pending>> queue_;
+    static constexpr unsigned kHeavyInFlight = 12;
+    unsigned hint_ = 0;
     // Host finishes (feature.h GpuStage::finish_on_any_thread) run on a few workers.
     std::mutex mu_;
     std::condition_variable cv_work_, cv_done_;

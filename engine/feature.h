@@ -183,6 +183,10 @@ public:
     /// A fresh GPU stage; nullptr when the instance cannot run on the GPU (then
     /// gpu_refusal() says why). Only in builds with the CUDA backend.
     virtual std::unique_ptr<GpuStage> gpu(const GpuContext& /*ctx*/) const { return nullptr; }
+    /// Whether the GPU stage's host finish takes long (milliseconds per 4K frame: SpEED's
+    /// covariances, CIEDE's map sum, CAMBI's quick-select fallback), so that the CUDA
+    /// backend keeps more frames in flight to run several finishes at once.
+    virtual bool heavy_host_finish() const { return false; }
     /// Whether gpu() gives a stage (without making one).
     virtual bool has_gpu() const { return false; }
     virtual std::string gpu_refusal() const { return "not implemented on the CUDA backend"; }

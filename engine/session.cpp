@@ -312,7 +312,7 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
 #endif
     // The CPU backend computes as many frames at once as it has workers: let at least
     // that many be in flight, or workers beyond frames_in_flight would idle.
-    in_flight_ = s.frames_in_flight;
+    in_flight_ = std::max(s.frames_in_flight, backend_->in_flight_hint());
     if (std::string(backend_->name()) == "cpu" && bc.n_threads > in_flight_)
         in_flight_ = bc.n_threads;
 }

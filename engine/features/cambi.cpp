@@ -101,6 +101,8 @@ public:
     }
     const std::vector<OutputDef>& outputs() const override { return outs_; }
 
+    bool heavy_host_finish() const override { return true; }
+
     std::unique_ptr<CpuStage> cpu() const override {
         struct Stage final : CpuStage {
             const Cambi& f;

@@ -102,6 +102,8 @@ public:
     const std::vector<OutputDef>& outputs() const override { return outs_; }
     bool reads_chroma() const override { return true; }
 
+    bool heavy_host_finish() const override { return true; }
+
     std::unique_ptr<CpuStage> cpu() const override {
         struct Stage final : CpuStage {
             ref::SpeedScratch scratch;

@@ -85,6 +85,8 @@ public:
     unsigned history() const override { return 1; }
     unsigned dist_history() const override { return 1; }
 
+    bool heavy_host_finish() const override { return true; }
+
     std::unique_ptr<CpuStage> cpu() const override {
         struct Stage final : CpuStage {
             const SpeedTemporal& f;

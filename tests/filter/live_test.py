@@ -6,7 +6,7 @@
                  [--frames N]
 
 --gpu: the same on the CUDA backend, the BBB cases on NVDEC frames, the raw ones through
-hwupload_cuda, device memory (nvidia-smi) sampled beside VmRSS; "SKIPPED" and exit 77
+software frames uploaded by the CUDA backend, device memory (nvidia-smi) sampled beside VmRSS; "SKIPPED" and exit 77
 without a CUDA device. On the device, --frames 1000000 is the hour-long-equivalent run.
 
 - windows: lavfi.vmaf.window.{frames,min,mean,harmonic_mean,percN} of every frame against
@@ -540,7 +540,7 @@ def main():
     ap.add_argument("--workdir")
     ap.add_argument("--frames", type=int, default=100000, help="length of the long runs")
     ap.add_argument("--gpu", action="store_true",
-                    help="NVDEC frames (BBB cases) and hwupload_cuda (raw cases), backend=cuda; "
+                    help="NVDEC frames (BBB cases) and uploaded software frames (raw cases), backend=cuda; "
                          "device memory sampled too; exit 77 without a CUDA device")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -560,9 +560,11 @@ def main():
     r.frames = a.frames
     r.hw = a.gpu
     r.backend = "cuda" if a.gpu else "cpu"
-    # raw inputs onto the GPU: one device for both uploads (two would be two CUDA contexts)
-    r.upload_device = ["-init_hw_device", "cuda=vmafdev", "-filter_hw_device", "vmafdev"] if a.gpu else []
-    r.upload_graph = "[0:v]hwupload_cuda[d];[1:v]hwupload_cuda[r];[d][r]" if a.gpu else "[0:v][1:v]"
+    # Raw inputs with --gpu: software frames that the CUDA backend uploads itself (each
+    # hwupload_cuda makes a CUDA context of its own, and the filter refuses frames of two
+    # contexts); the NVDEC cases above give CUDA frames.
+    r.upload_device = []
+    r.upload_graph = "[0:v][1:v]"
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
     passed = failed = 0
     for t in tests:

@@ -148,6 +148,18 @@ LogRun run(const GoldenCase& c, const Command& cmd) {
     char err[1024];
     out.open_status = vmaf_cuda_open(&vs, &s, err, sizeof err);
     out.open_error = err;
+    if (out.open_status == VMAF_CUDA_EINVAL && s.backend == VMAF_CUDA_BACKEND_CUDA &&
+        out.open_error.find("CPU backend only") != std::string::npos) {
+        // Features without a GPU stage (the float models): backend=cuda refuses them with
+        // that message, and auto scores them on the CPU, saying so.
+        s.backend = VMAF_CUDA_BACKEND_AUTO;
+        out.open_status = vmaf_cuda_open(&vs, &s, err, sizeof err);
+        out.open_error = err;
+        if (out.open_status != VMAF_CUDA_OK) return out;
+        INFO("auto after the refusal");
+        CHECK(std::string(vmaf_cuda_backend_name(vs)) == "cpu");
+        CHECK(std::string(vmaf_cuda_open_warning(vs)).find("CPU backend") != std::string::npos);
+    }
     if (out.open_status != VMAF_CUDA_OK) return out;
 
     const auto ref = read_yuv_frames(c, c.ref);
