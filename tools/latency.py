@@ -28,7 +28,9 @@ def main():
     os.mkfifo(fifo)
     dec = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"] if a.gpu else []
     backend = "cuda" if a.gpu else "cpu"
-    cmd = [a.ffmpeg, "-hide_banner", "-nostdin", "-nostats", "-re"] + dec + ["-i", a.dis, "-re"] + dec + \
+    # -re without its initial burst (FFmpeg 7+: half a second read ahead by default)
+    re = ["-re", "-readrate_initial_burst", "0"]
+    cmd = [a.ffmpeg, "-hide_banner", "-nostdin", "-nostats"] + re + dec + ["-i", a.dis] + re + dec + \
         ["-i", a.ref, "-frames:v", str(a.frames), "-lavfi",
          "[0:v][1:v]vmaf_cuda=backend=%s:log_fmt=ndjson:log_path=%s" % (backend, fifo), "-f", "null", "-"]
     t0 = time.monotonic()
