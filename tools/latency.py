@@ -6,7 +6,7 @@
 
 Both inputs are read at their frame rate (-re); vmaf_cuda writes its NDJSON log to a
 named pipe, read here as lines arrive. Frame k's input is read at the earliest at
-t0 + pts_time(k), t0 the start of ffmpeg; its latency is the arrival of its line minus
+t0 + pts_time(k) - pts_time(0), t0 the start of ffmpeg; its latency is the arrival of its line minus
 that, so it includes ffmpeg's start-up (probing, decoder and CUDA initialisation) as a
 constant. Prints min, median, p95 and max in ms and frames.
 --gpu decodes with NVDEC into CUDA frames (backend=cuda); else software decode, CPU backend.
@@ -54,7 +54,9 @@ def main():
         print("too few frames: %d" % len(arrivals))
         return 1
     fps = (len(arrivals) - 1) / (arrivals[-1][1] - arrivals[0][1]) if arrivals[-1][1] > arrivals[0][1] else 25.0
-    lat = sorted(now - (t0 + pts) for _, pts, now in arrivals[:-1])  # the last waits for the flush
+    # pts_time counted from the first frame's (streams may start at a nonzero pts)
+    p0 = arrivals[0][1]
+    lat = sorted(now - (t0 + pts - p0) for _, pts, now in arrivals[:-1])  # the last waits for the flush
     med, p95 = lat[len(lat) // 2], lat[int(0.95 * (len(lat) - 1))]
     print("%s: %d frames at %.2f fps: scores after the input: min %.0f ms, median %.0f ms "
           "(%.2f frames), p95 %.0f ms, max %.0f ms" % (
