@@ -141,7 +141,7 @@ typedef struct VmafCudaContext {
 static const AVOption vmaf_cuda_options[] = {
     { "model", "models, '|'-separated lists of key=value (version=, path=, name=, enable_transform=, disable_clip=)",
       OFFSET(model), AV_OPT_TYPE_STRING, { .str = "version=vmaf_v0.6.1" }, 0, 0, FLAGS },
-    { "feature", "extra features, '|'-separated (name=adm|name=vif:vif_enhn_gain_limit=1.0)",
+    { "feature", "extra features, '|'-separated (name=psnr|name=float_ssim:enable_lcs=true|name=cambi; also ciede, float_ms_ssim, speed_chroma, adm, vif, motion, float_*)",
       OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "log_path", "file to write the libvmaf-format log to",
       OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },

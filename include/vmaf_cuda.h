@@ -110,11 +110,18 @@ typedef struct VmafCudaSettings {
      *  NULL or "" means "version=vmaf_v0.6.1". Score key defaults to "vmaf" for the
      *  first model and to the version / file stem for the others. */
     const char *models;
-    /** Extra features, '|'-separated `name=X[:opt=val...]` (libvmaf syntax): adm, vif,
-     *  motion (integer extractors; options adm_enhn_gain_limit, vif_enhn_gain_limit);
+    /** Extra features, '|'-separated `name=X[:opt=val...]` (libvmaf syntax), each with
+     *  libvmaf's options and output names (option suffixes included):
+     *  adm, vif, motion (integer VMAF extractors); psnr (psnr_y/cb/cr; enable_chroma,
+     *  enable_mse, enable_apsnr -> aggregate apsnr_*, reduced_hbd_peak, min_sse);
+     *  float_ssim and float_ms_ssim (enable_lcs, enable_db, clip_db; float_ssim: scale;
+     *  float_ms_ssim needs 176x176); ciede (ciede2000; 4:2:0 and 4:4:4); cambi (every
+     *  option but heatmaps_path; 216 on a side); speed_chroma, speed_temporal (SpEED);
      *  float_adm, float_vif, float_motion (libvmaf's float extractors, CPU backend only;
      *  their libvmaf options, but for debug, vif_prescale_method, motion_add_scale1 and
-     *  motion_add_uv, which only take their defaults).
+     *  motion_add_uv, which only take their defaults). psnr's chroma, ciede and
+     *  speed_chroma read the chroma planes of the pictures. Options or sizes libvmaf
+     *  refuses (or crashes on) fail at open with EINVAL naming the feature.
      *  NULL or "" for none. */
     const char *features;
     unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */

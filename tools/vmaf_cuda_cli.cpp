@@ -260,7 +260,8 @@ int main(int argc, char** argv) {
                    ":disable_clip (repeatable; default version=vmaf_v0.6.1)");
     app.add_option("--feature", a.features,
                    "Extra feature as vmaf takes it: NAME or NAME=opt=val:opt=val (adm, vif, "
-                   "motion; repeatable)");
+                   "motion, psnr, float_ssim, float_ms_ssim, ciede, cambi, speed_chroma, "
+                   "speed_temporal, float_adm, float_vif, float_motion; repeatable)");
     app.add_option("-o,--output", a.output, "Log file to write");
     auto* fx = app.add_flag("--xml", a.xml, "Log in XML (default)");
     auto* fj = app.add_flag("--json", a.json, "Log in JSON");
