@@ -97,6 +97,7 @@ typedef struct VmafCudaContext {
     char *pool;
     int n_threads;
     int n_subsample;
+    int prefetch;
     int precision;
     int backend;
     int cuda_device;
@@ -153,6 +154,8 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
     { "n_subsample", "score every n-th frame",
       OFFSET(n_subsample), AV_OPT_TYPE_INT, { .i64 = 1 }, 1, INT_MAX, FLAGS },
+    { "prefetch", "frames each input is asked for ahead of the pairing (keeps both decoders busy)",
+      OFFSET(prefetch), AV_OPT_TYPE_INT, { .i64 = 4 }, 0, 64, FLAGS },
     { "precision", "digits after the decimal point in the log file (1..17), or max: exact doubles",
       OFFSET(precision), AV_OPT_TYPE_INT, { .i64 = 6 }, -1, 17, FLAGS, .unit = "precision" },
         { "max", "print each value so that parsing it gives the same double",
@@ -557,18 +560,25 @@ static void set_metadata_value(AVFrame *frame, const char *key, double value)
  *  the features first and then one score per model, in the order of the model option. */
 static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFrameScores *fs)
 {
-    unsigned nb_models = FFMIN(s->nb_models, fs->count);
-    unsigned first_model = fs->count - nb_models;
     char key[256];
 
-    for (unsigned i = 0; i < first_model; i++) {
-        snprintf(key, sizeof(key), "lavfi.vmaf.%s", fs->names[i]);
-        set_metadata_value(frame, key, fs->values[i]);
-    }
-    if (nb_models)
-        set_metadata_value(frame, "lavfi.vmaf.score", fs->values[first_model]);
-    if (nb_models > 1) {
-        for (unsigned i = first_model; i < fs->count; i++) {
+    /* Model scores by name (a collection's members, bagging, stddev and interval are
+     * scores of their own, written after the models'), everything else as a feature. */
+    for (unsigned i = 0; i < fs->count; i++) {
+        int model = -1;
+        for (unsigned m = 0; s->session && m < s->nb_models && model < 0; m++) {
+            const char *name = vmaf_cuda_model_name(s->session, m);
+            if (name && !strcmp(name, fs->names[i]))
+                model = (int)m;
+        }
+        if (model < 0) {
+            snprintf(key, sizeof(key), "lavfi.vmaf.%s", fs->names[i]);
+            set_metadata_value(frame, key, fs->values[i]);
+            continue;
+        }
+        if (model == 0)
+            set_metadata_value(frame, "lavfi.vmaf.score", fs->values[i]);
+        if (s->nb_models > 1) {
             snprintf(key, sizeof(key), "lavfi.vmaf.score.%s", fs->names[i]);
             set_metadata_value(frame, key, fs->values[i]);
         }
@@ -784,9 +794,6 @@ static int finish(AVFilterContext *ctx)
     return drain(ctx, 1);
 }
 
-/** Frames each input is asked for ahead of framesync (see activate()). */
-#define PREFETCH_FRAMES 4
-
 static int activate(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
@@ -802,7 +809,7 @@ static int activate(AVFilterContext *ctx)
      * a few frames ahead keeps them decoding at once (at 4K HEVC, +15 % end to end). */
     for (int i = 0; i < 2 && !s->fs.eof; i++) {
         AVFilterLink *in = ctx->inputs[i];
-        if (!ff_outlink_get_status(in) && ff_inlink_queued_frames(in) < PREFETCH_FRAMES)
+        if (!ff_outlink_get_status(in) && ff_inlink_queued_frames(in) < (size_t)s->prefetch)
             ff_inlink_request_frame(in);
     }
     if (s->fs.eof && !s->eof_done) {

@@ -264,6 +264,40 @@ def t_cpu_nv12_gray(r):
     return "nv12: %s; gray: VMAF score %s" % (nv12, vmaf_score_line(err))
 
 
+def t_cpu_bootstrap_metadata(r, backend="cpu", hw=False):
+    """A bootstrap collection beside a plain model: lavfi.vmaf.score is the first model's,
+    lavfi.vmaf.score.<model> the two models' scores, the collection's members, bagging,
+    stddev and interval ride as lavfi.vmaf.<name>; all equal to libvmaf's own log."""
+    name = "bootstrap_" + backend + ("_hw" if hw else "")
+    meta = r.tmp(name + ".meta")
+    graph = ("[0:v][1:v]vmaf_cuda=backend=%s:model=version=vmaf_v0.6.1|version=vmaf_b_v0.6.3,"
+             "metadata=print:file=%s" % (backend, meta))
+    r.ffmpeg_run(r.inputs(BBB_DIS, BBB_REF, hw) + ["-an", "-frames:v", "20", "-lavfi", graph,
+                                                    "-f", "null", "-"])
+    frames = metadata_features(read_metadata(meta))
+    with open(r.path("golden/libvmaf/bbb_854x480_120f_8bit.vmaf_b_v0.6.3.json")) as f:
+        gold = json.load(f)["frames"]
+    if len(frames) < 19:
+        raise TestFailure("%d frames with metadata" % len(frames))
+    for i, fr in enumerate(frames[:19]):  # the 20th is the (cut) stream's last
+        g = gold[i]["metrics"]
+        want = {"score.vmaf_b_v0.6.3": g["vmaf_b_v0.6.3"],
+                "vmaf_b_v0.6.3_bagging": g["vmaf_b_v0.6.3_bagging"],
+                "vmaf_b_v0.6.3_ci_p95_lo": g["vmaf_b_v0.6.3_ci_p95_lo"],
+                "vmaf_b_v0.6.3_ci_p95_hi": g["vmaf_b_v0.6.3_ci_p95_hi"],
+                "vmaf_b_v0.6.3_0001": g["vmaf_b_v0.6.3_0001"]}
+        for k, v in want.items():
+            if k not in fr or float(fr[k]) != float(v):
+                raise TestFailure("frame %d: lavfi.vmaf.%s = %s, libvmaf %r" % (i, k, fr.get(k), v))
+        if fr.get("score") != fr.get("score.vmaf") or "score.vmaf_b_v0.6.3_ci_p95_hi" in fr:
+            raise TestFailure("frame %d: model score keys %s" % (i, sorted(k for k in fr if k.startswith("score"))))
+    return "19 frames: model scores and the collection's outputs equal libvmaf's log"
+
+
+def t_gpu_bootstrap_metadata(r):
+    return t_cpu_bootstrap_metadata(r, "cuda", True)
+
+
 def t_cpu_two_models(r, backend="cpu", hw=False):
     name = "two_models_" + backend + ("_hw" if hw else "")
     meta, log = r.tmp(name + ".meta"), r.tmp(name + ".json")
@@ -515,12 +549,13 @@ PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_log_key_order, parity_cases.case_start_warnings]
 
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_nv12_gray, t_cpu_two_models,
+             t_cpu_bootstrap_metadata,
              t_cpu_passthrough,
              t_cpu_log_formats, t_cpu_subsample, t_err_size,
              t_err_option, t_err_model, t_err_model_file, t_err_log_fmt, t_err_log_path,
              t_err_tiny, t_err_no_device] + [parity(c) for c in PARITY_CPU]
 GPU_TESTS = [t_gpu_bbb_nvdec, t_gpu_hevc10_nvdec, t_gpu_bbb_upload, t_gpu_hevc10_upload_p010,
-             t_gpu_two_models, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
+             t_gpu_two_models, t_gpu_bootstrap_metadata, t_gpu_err_two_contexts, t_gpu_err_mixed, t_gpu_err_cpu_backend,
              t_gpu_err_depth, t_gpu_nv12_vs_yuv420p, t_gpu_subsample_nvdec, t_gpu_cuda_device,
              t_gpu_err_no_such_device] + [parity(c, hw=True) for c in PARITY_GPU]
 
