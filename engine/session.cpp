@@ -208,8 +208,10 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     // rows are dropped too and memory stays flat (e.g. psnr's apsnr rows).
     for (const auto& f : features_) {
         max_lookahead_ = std::max(max_lookahead_, f->max_lookahead());
+        // without history the series keep what a truncation within the recent rows needs
         series_.push_back(std::make_unique<SeriesStore>(
-            f->series_width(), f->series_keep(), !s.keep_history));
+            f->series_width(), f->series_keep() + (s.keep_history ? 0 : kRecentRows + 4),
+            !s.keep_history));
     }
     // Model columns: each model's score; a collection (vmaf_b_v0.6.3) then its members'
     // scores NAME_0001.. and NAME_bagging, _stddev, _ci_p95_lo, _ci_p95_hi, in libvmaf's
@@ -389,7 +391,19 @@ void Session::keep_row(FrameRow&& row) {
         rows_.push_back(std::move(row));
         return;
     }
-    // No history: running pools in frame order (the same sums libvmaf's pooling makes).
+    // No history: the last kRecentRows rows stay (a caller that output fewer frames than
+    // it sent can still truncate, e.g. ffmpeg's -frames:v), older ones go into running
+    // pools in frame order (the same sums libvmaf's pooling makes).
+    scored_frames_.clear(); // aggregates need history
+    recent_.push_back(row);
+    while (recent_.size() > kRecentRows) {
+        add_running(recent_.front());
+        recent_.pop_front();
+    }
+    undelivered_.push_back(std::move(row));
+}
+
+void Session::add_running(const FrameRow& row) {
     for (std::size_t c = 0; c < names_.size(); ++c) {
         const double v = row.values[c];
         Running& r = running_[c];
@@ -400,8 +414,6 @@ void Session::keep_row(FrameRow&& row) {
         if (v > r.max) r.max = v;
     }
     ++running_count_;
-    scored_frames_.clear(); // aggregates need history
-    undelivered_.push_back(std::move(row));
 }
 
 void Session::finish_row(FrameRow& row, std::size_t n) {
@@ -443,8 +455,21 @@ void Session::finish_row(FrameRow& row, std::size_t n) {
 void Session::truncate(unsigned frames) {
     if (!flushed_) throw Error(VMAF_CUDA_ESTATE, "truncate before flush");
     if (frames >= sent_) return;
-    if (!settings_.keep_history)
-        throw Error(VMAF_CUDA_ESTATE, "truncate needs the frame history (keep_history=1)");
+    if (!settings_.keep_history) {
+        // Without history only the last kRecentRows scored frames can be dropped.
+        if (running_count_ && (recent_.empty() || recent_.front().index >= frames))
+            throw Error(VMAF_CUDA_ESTATE, "truncate to " + std::to_string(frames) + " of " +
+                                              std::to_string(sent_) +
+                                              " frames needs the frame history (keep_history=1)");
+        while (!recent_.empty() && recent_.back().index >= frames) recent_.pop_back();
+        for (auto& st : series_) st->truncate(frames);
+        sent_ = frames;
+        for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
+            if (std::size_t(it->index) + max_lookahead_ < frames) break;
+            finish_row(*it, frames);
+        }
+        return;
+    }
     while (!rows_.empty() && rows_.back().index >= frames) rows_.pop_back();
     while (!scored_frames_.empty() && scored_frames_.back() >= frames) scored_frames_.pop_back();
     if (delivered_ > rows_.size()) delivered_ = rows_.size();
@@ -495,11 +520,22 @@ double Session::pooled(const std::string& name, int method) const {
         if (names_[i] == name) col = int(i);
     if (col < 0) throw Error(VMAF_CUDA_EINVAL, "no feature or model named '" + name + "'");
     if (!settings_.keep_history) {
-        if (running_count_ == 0) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
-        const Running& r = running_[col];
+        // the running pools of the older frames, continued over the recent rows in order
+        Running r = running_[col];
+        unsigned count = running_count_;
+        for (const FrameRow& row : recent_) {
+            const double v = row.values[col];
+            if (count == 0) r.min = r.max = v;
+            r.sum += v;
+            r.inv += 1. / (v + 1.);
+            if (v < r.min) r.min = v;
+            if (v > r.max) r.max = v;
+            ++count;
+        }
+        if (count == 0) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
         switch (method) {
-        case VMAF_CUDA_POOL_MEAN: return r.sum / running_count_;
-        case VMAF_CUDA_POOL_HARMONIC_MEAN: return running_count_ / r.inv - 1.0;
+        case VMAF_CUDA_POOL_MEAN: return r.sum / count;
+        case VMAF_CUDA_POOL_HARMONIC_MEAN: return count / r.inv - 1.0;
         case VMAF_CUDA_POOL_MIN: return r.min;
         case VMAF_CUDA_POOL_MAX: return r.max;
         default:

@@ -70,6 +70,7 @@ private:
     void finalize_ready();
     void finish_row(FrameRow& row, std::size_t n);
     void keep_row(FrameRow&& row);
+    void add_running(const FrameRow& row);
     bool ready(unsigned index) const;
 
     VmafCudaSettings settings_;
@@ -100,6 +101,10 @@ private:
     struct Running { double sum = 0, inv = 0, min = 0, max = 0; };
     std::vector<Running> running_;
     unsigned running_count_ = 0;
+    /// Without history: the last scored rows (truncate() can drop them); older ones are
+    /// in running_.
+    std::deque<FrameRow> recent_;
+    static constexpr std::size_t kRecentRows = 64;
     std::vector<unsigned> scored_frames_; ///< indices of the final scored frames (aggregates)
 };
 

@@ -139,11 +139,12 @@ typedef struct VmafCudaSettings {
                                   `features` are computed, which must not be empty; `models`
                                   is ignored and vmaf_cuda_model_count() is 0 (default 0) */
     /** Per-frame history (API 3). 1 (default): every scored frame's scores are kept for
-     *  vmaf_cuda_write_log(), vmaf_cuda_truncate() and every pooling method. 0: none is
-     *  kept, so host memory stays flat over any stream length (live QA): vmaf_cuda_pooled()
-     *  gives mean, harmonic mean, min and max from running sums in frame order (the same
-     *  doubles), other pooling methods (the percentiles) and vmaf_cuda_write_log() fail with ESTATE, and
-     *  vmaf_cuda_truncate() with frames below the number sent fails with ESTATE. */
+     *  vmaf_cuda_write_log(), vmaf_cuda_truncate() and every pooling method. 0: only the
+     *  last 64 scored frames are kept, so host memory stays flat over any stream length
+     *  (live QA): vmaf_cuda_pooled() gives mean, harmonic mean, min and max from running
+     *  sums in frame order (the same doubles), vmaf_cuda_truncate() can drop up to the
+     *  last 64 scored frames (e.g. ffmpeg's -frames:v), other pooling methods,
+     *  vmaf_cuda_write_log() and deeper truncations fail with ESTATE. */
     int keep_history;
 } VmafCudaSettings;
 

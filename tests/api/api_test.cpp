@@ -603,9 +603,31 @@ TEST_CASE("keep_history=0: the same scores, pooling from running sums, no log", 
     }
     CHECK(vmaf_cuda_write_log(b.vs, "/dev/null", VMAF_CUDA_LOG_JSON, 6, 25.0) == VMAF_CUDA_ESTATE);
     CHECK(std::string(vmaf_cuda_error_message(b.vs)).find("keep_history") != std::string::npos);
-    CHECK(vmaf_cuda_truncate(b.vs, 3) == VMAF_CUDA_ESTATE);
+    // Truncation (ffmpeg's -frames:v) within the recent frames kept without history:
+    // the same pools as with the history.
+    REQUIRE(vmaf_cuda_truncate(a.vs, 5) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_truncate(b.vs, 5) == VMAF_CUDA_OK);
+    for (int m : {VMAF_CUDA_POOL_MEAN, VMAF_CUDA_POOL_HARMONIC_MEAN, VMAF_CUDA_POOL_MIN, VMAF_CUDA_POOL_MAX}) {
+        double x = 0, y = 0;
+        REQUIRE(vmaf_cuda_pooled(a.vs, "vmaf", VmafCudaPool(m), &x) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_pooled(b.vs, "vmaf", VmafCudaPool(m), &y) == VMAF_CUDA_OK);
+        INFO("pool " << m << " after truncate: " << x << " vs " << y);
+        CHECK(std::memcmp(&x, &y, sizeof x) == 0);
+    }
     vmaf_cuda_close(a.vs);
     vmaf_cuda_close(b.vs);
+}
+
+TEST_CASE("keep_history=0: truncation deeper than the recent frames is refused", "[api][history]") {
+    const Frames f = make_frames(32, 32, 8, 80, 99);
+    VmafCudaSettings s = cpu_settings(32, 32, 8);
+    s.keep_history = 0;
+    const Run r = run_frames(f, s);
+    REQUIRE(r.values.size() == 80);
+    CHECK(vmaf_cuda_truncate(r.vs, 3) == VMAF_CUDA_ESTATE);
+    CHECK(std::string(vmaf_cuda_error_message(r.vs)).find("keep_history") != std::string::npos);
+    CHECK(vmaf_cuda_truncate(r.vs, 60) == VMAF_CUDA_OK);
+    vmaf_cuda_close(r.vs);
 }
 
 TEST_CASE("lookahead: frames needed before a frame's scores are final", "[api][lookahead]") {
