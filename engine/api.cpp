@@ -12,43 +12,10 @@
 #include <stdexcept>
 #include <string>
 
-struct VmafCudaSession {
-    std::unique_ptr<vmaf_cuda::engine::Session> impl;
-    std::string error;
-};
+#include "api_internal.h"
 
-namespace {
-
-using vmaf_cuda::engine::Error;
-
-/// Runs `f`, turning exceptions into a status code and a message on `vs`.
-template <class F> int guarded(VmafCudaSession* vs, F&& f) {
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (vs) vs->error = e.what();
-        return e.status;
-    } catch (const std::bad_alloc&) {
-        if (vs) vs->error = "out of memory";
-        return VMAF_CUDA_ENOMEM;
-    } catch (const std::invalid_argument& e) {
-        // The reference and the kernels reject what they cannot compute this way.
-        if (vs) vs->error = e.what();
-        return VMAF_CUDA_EINVAL;
-    } catch (const std::exception& e) {
-        if (vs) vs->error = std::string("internal error: ") + e.what();
-        return VMAF_CUDA_EINTERNAL;
-    } catch (...) {
-        if (vs) vs->error = "internal error";
-        return VMAF_CUDA_EINTERNAL;
-    }
-}
-
-void write_err(char* err, size_t n, const std::string& msg) {
-    if (err && n) std::snprintf(err, n, "%s", msg.c_str());
-}
-
-} // namespace
+using vmaf_cuda::api::guarded;
+using vmaf_cuda::api::write_err;
 
 extern "C" {
 
@@ -92,7 +59,7 @@ int vmaf_cuda_open(VmafCudaSession** out, const VmafCudaSettings* s, char* err, 
 }
 
 void vmaf_cuda_close(VmafCudaSession* vs) {
-    if (!vs) return;
+    if (!vs || vs->ladder) return;
     try {
         vs->impl.reset();
     } catch (...) {
@@ -124,6 +91,11 @@ const char* vmaf_cuda_open_warning(const VmafCudaSession* vs) {
 
 int vmaf_cuda_send(VmafCudaSession* vs, const VmafCudaPicture* ref, const VmafCudaPicture* dist) {
     if (!vs || !vs->impl) return VMAF_CUDA_EINVAL;
+    if (vs->ladder) {
+        vs->error = "vmaf_cuda_send: this is a ladder's rendition session: send its frames "
+                    "with vmaf_cuda_ladder_send()";
+        return VMAF_CUDA_ESTATE;
+    }
     if (!ref || !dist) {
         vs->error = "vmaf_cuda_send: NULL picture (use vmaf_cuda_flush at the end of the stream)";
         return VMAF_CUDA_EINVAL;

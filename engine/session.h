@@ -35,6 +35,9 @@ public:
     /// Returns VMAF_CUDA_OK (row filled), VMAF_CUDA_EAGAIN or VMAF_CUDA_EOF.
     int receive(VmafCudaFrameScores& out);
     void flush();
+    bool flushed() const { return flushed_; }
+    /// Frames sent so far.
+    unsigned sent() const { return sent_; }
     /// After flush: keep the first `frames` frames, as if the stream had ended there.
     void truncate(unsigned frames);
     /// Frames, from the first, whose pictures the backend no longer reads.

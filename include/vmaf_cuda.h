@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 3
+#define VMAF_CUDA_API_VERSION 4
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -310,6 +310,64 @@ int vmaf_cuda_pooled(VmafCudaSession *vs, const char *name, enum VmafCudaPool po
  *  Errors: EIO (cannot write), EINVAL. */
 int vmaf_cuda_write_log(VmafCudaSession *vs, const char *path,
                         enum VmafCudaLogFormat fmt, int precision, double fps);
+
+/* ---- Ladders (API 4): one reference against N distorted renditions ---- */
+
+/**
+ * An encoder ladder: N distorted renditions scored against one reference, each exactly
+ * as a session of its own (vmaf_cuda_open() with the same settings, fed the same pairs)
+ * would score it, with what the features compute from the reference alone done once
+ * per reference frame for all renditions (motion; see docs/PERFORMANCE.md for what is
+ * shared). All renditions have the reference's size, bpc and chroma (scale them first).
+ *
+ *     VmafCudaLadder *l; vmaf_cuda_ladder_open(&l, &s, 3, err, sizeof err);
+ *     for each reference frame: vmaf_cuda_ladder_send(l, &ref, dists);  // dists[3]
+ *         for k in 0..2: while (vmaf_cuda_receive(vmaf_cuda_ladder_session(l, k), &fs) == 0) ...
+ *     vmaf_cuda_ladder_flush(l); ... receive, pooled, write_log per rendition ...
+ *     vmaf_cuda_ladder_close(l);
+ */
+typedef struct VmafCudaLadder VmafCudaLadder;
+
+/** Opens a ladder of `renditions` (1..64) renditions with settings `s` (as
+ *  vmaf_cuda_open(): the same errors, before the first frame). */
+int vmaf_cuda_ladder_open(VmafCudaLadder **out, const VmafCudaSettings *s, unsigned renditions,
+                          char *err, size_t err_size);
+/** Closes the ladder and its rendition sessions. NULL is a no-op. */
+void vmaf_cuda_ladder_close(VmafCudaLadder *l);
+/** Number of renditions (0 for NULL). */
+unsigned vmaf_cuda_ladder_renditions(const VmafCudaLadder *l);
+/**
+ * Rendition k's session (0-based; NULL when out of range), owned by the ladder: use it
+ * for vmaf_cuda_receive(), vmaf_cuda_pooled(), vmaf_cuda_write_log(),
+ * vmaf_cuda_truncate(), the model and backend queries and vmaf_cuda_pictures_released()
+ * (of rendition k's frames, numbered from 0 in its own send order). vmaf_cuda_flush()
+ * on it ends rendition k (it gets no more frames; the others go on). vmaf_cuda_send()
+ * on it fails with ESTATE, and vmaf_cuda_close() on it does nothing.
+ */
+VmafCudaSession *vmaf_cuda_ladder_session(VmafCudaLadder *l, unsigned k);
+/**
+ * Sends one reference frame with the distorted frames paired with it: `dist` holds one
+ * pointer per rendition; dist[k] == NULL: rendition k has no frame paired with this
+ * reference frame (not started, a lower frame rate, or ended). Each rendition's frames
+ * are numbered in its own send order. The same reference picture may be sent again
+ * (a repeated last frame). Errors: EINVAL (bad picture, naming the rendition), ESTATE
+ * (dist[k] for a rendition that was flushed), and the errors of vmaf_cuda_send();
+ * vmaf_cuda_ladder_error_message() says which.
+ */
+int vmaf_cuda_ladder_send(VmafCudaLadder *l, const VmafCudaPicture *ref,
+                          const VmafCudaPicture *const *dist);
+/** Ends every rendition (vmaf_cuda_flush() on each that is not flushed yet). */
+int vmaf_cuda_ladder_flush(VmafCudaLadder *l);
+/** Reference frames (vmaf_cuda_ladder_send() calls), from the first, whose reference
+ *  picture and distorted pictures the ladder no longer reads: device pictures of those
+ *  calls may be reused. Returns 0 for NULL. */
+unsigned vmaf_cuda_ladder_pictures_released(const VmafCudaLadder *l);
+/** The renditions' vmaf_cuda_lookahead(): frames of a rendition after its frame N that
+ *  must be sent (or the rendition flushed) before frame N's scores are final. */
+unsigned vmaf_cuda_ladder_lookahead(const VmafCudaLadder *l);
+/** The message of the ladder's last error ("" if none); errors of a rendition's own
+ *  calls are on its session (vmaf_cuda_error_message()). */
+const char *vmaf_cuda_ladder_error_message(const VmafCudaLadder *l);
 
 /** The message of the session's last error ("" if none). */
 const char *vmaf_cuda_error_message(const VmafCudaSession *vs);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// The ladder C API (vmaf_cuda.h, API 4): one reference, N distorted renditions, each
+// rendition a session of its own that gets its frames through the ladder.
+
+#include "vmaf_cuda.h"
+
+#include "api_internal.h"
+
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+using vmaf_cuda::api::guarded_to;
+using vmaf_cuda::api::write_err;
+
+struct VmafCudaLadder {
+    std::vector<VmafCudaSession*> renditions;
+    /// Per rendition: the ladder frame of each of its frames not yet released, oldest
+    /// first; base[k] is the rendition's frame number of the front.
+    std::vector<std::deque<unsigned>> ladder_frame;
+    std::vector<unsigned> base;
+    unsigned sent = 0; ///< vmaf_cuda_ladder_send() calls
+    std::string error;
+
+    ~VmafCudaLadder() {
+        for (VmafCudaSession* s : renditions) delete s;
+    }
+};
+
+namespace {
+
+/// Drops the released frames from the front of rendition k's map.
+void trim(VmafCudaLadder& l, unsigned k) {
+    const unsigned rel = l.renditions[k]->impl->pictures_released();
+    while (!l.ladder_frame[k].empty() && l.base[k] < rel) {
+        l.ladder_frame[k].pop_front();
+        ++l.base[k];
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+int vmaf_cuda_ladder_open(VmafCudaLadder** out, const VmafCudaSettings* s, unsigned renditions,
+                          char* err, size_t err_size) {
+    if (out) *out = nullptr;
+    write_err(err, err_size, "");
+    if (!out || !s) {
+        write_err(err, err_size, "vmaf_cuda_ladder_open: NULL argument");
+        return VMAF_CUDA_EINVAL;
+    }
+    if (renditions < 1 || renditions > 64) {
+        write_err(err, err_size, "vmaf_cuda_ladder_open: renditions=" + std::to_string(renditions) +
+                                     " is out of range (1..64)");
+        return VMAF_CUDA_EINVAL;
+    }
+    std::string msg;
+    VmafCudaLadder* l = nullptr;
+    const int rc = guarded_to(&msg, [&] {
+        auto lad = std::make_unique<VmafCudaLadder>();
+        lad->ladder_frame.resize(renditions);
+        lad->base.assign(renditions, 0);
+        for (unsigned k = 0; k < renditions; ++k) {
+            auto vs = std::make_unique<VmafCudaSession>();
+            vs->ladder = true;
+            vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s);
+            lad->renditions.push_back(vs.release());
+        }
+        l = lad.release();
+        return VMAF_CUDA_OK;
+    });
+    if (rc < 0) {
+        write_err(err, err_size, msg);
+        return rc;
+    }
+    *out = l;
+    return VMAF_CUDA_OK;
+}
+
+void vmaf_cuda_ladder_close(VmafCudaLadder* l) {
+    try {
+        delete l;
+    } catch (...) {
+    }
+}
+
+unsigned vmaf_cuda_ladder_renditions(const VmafCudaLadder* l) {
+    return l ? unsigned(l->renditions.size()) : 0;
+}
+
+VmafCudaSession* vmaf_cuda_ladder_session(VmafCudaLadder* l, unsigned k) {
+    return l && k < l->renditions.size() ? l->renditions[k] : nullptr;
+}
+
+int vmaf_cuda_ladder_send(VmafCudaLadder* l, const VmafCudaPicture* ref,
+                          const VmafCudaPicture* const* dist) {
+    if (!l) return VMAF_CUDA_EINVAL;
+    if (!ref || !dist) {
+        l->error = "vmaf_cuda_ladder_send: NULL argument (use vmaf_cuda_ladder_flush at the end)";
+        return VMAF_CUDA_EINVAL;
+    }
+    const unsigned n = unsigned(l->renditions.size());
+    for (unsigned k = 0; k < n; ++k)
+        if (dist[k] && l->renditions[k]->impl->flushed()) {
+            l->error = "vmaf_cuda_ladder_send: rendition " + std::to_string(k) +
+                       " was flushed (ended) and cannot take more frames";
+            return VMAF_CUDA_ESTATE;
+        }
+    for (unsigned k = 0; k < n; ++k) {
+        if (!dist[k]) continue;
+        VmafCudaSession& vs = *l->renditions[k];
+        const int rc = guarded_to(&l->error, [&] {
+            vs.impl->send(*ref, *dist[k]);
+            return VMAF_CUDA_OK;
+        });
+        if (rc < 0) {
+            l->error = "rendition " + std::to_string(k) + ": " + l->error;
+            vs.error = l->error;
+            return rc;
+        }
+        l->ladder_frame[k].push_back(l->sent);
+        trim(*l, k);
+    }
+    ++l->sent;
+    return VMAF_CUDA_OK;
+}
+
+int vmaf_cuda_ladder_flush(VmafCudaLadder* l) {
+    if (!l) return VMAF_CUDA_EINVAL;
+    for (unsigned k = 0; k < l->renditions.size(); ++k) {
+        VmafCudaSession& vs = *l->renditions[k];
+        if (vs.impl->flushed()) continue;
+        const int rc = guarded_to(&l->error, [&] {
+            vs.impl->flush();
+            return VMAF_CUDA_OK;
+        });
+        if (rc < 0) {
+            l->error = "rendition " + std::to_string(k) + ": " + l->error;
+            return rc;
+        }
+    }
+    return VMAF_CUDA_OK;
+}
+
+unsigned vmaf_cuda_ladder_pictures_released(const VmafCudaLadder* l) {
+    if (!l) return 0;
+    auto& m = const_cast<VmafCudaLadder&>(*l);
+    unsigned released = l->sent;
+    for (unsigned k = 0; k < l->renditions.size(); ++k) {
+        trim(m, k);
+        if (!m.ladder_frame[k].empty() && m.ladder_frame[k].front() < released)
+            released = m.ladder_frame[k].front();
+    }
+    return released;
+}
+
+unsigned vmaf_cuda_ladder_lookahead(const VmafCudaLadder* l) {
+    return l && !l->renditions.empty() ? l->renditions[0]->impl->lookahead() : 0;
+}
+
+const char* vmaf_cuda_ladder_error_message(const VmafCudaLadder* l) {
+    return l ? l->error.c_str() : "no ladder";
+}
+
+} // extern "C"
