@@ -32,6 +32,10 @@ struct FramePlan {
     explicit FramePlan(std::vector<const FeatureInstance*> f = {});
     /// Whether feature i runs on frame `index` (temporal ones on every frame).
     bool runs(std::size_t i, bool scored) const { return scored || features[i]->temporal(); }
+    /// The same, with a ladder's skip mask (Backend::submit).
+    bool runs(std::size_t i, bool scored, std::uint64_t skip) const {
+        return runs(i, scored) && !(i < 64 && (skip >> i & 1));
+    }
 };
 
 /// Results of one frame: values[out_offset[i] + k] is output k of feature i (NaN where a
@@ -61,9 +65,11 @@ public:
     virtual const char* name() const = 0;
     /// Starts work on frame pair `index` (0, 1, 2, ... in order). Host pictures are
     /// consumed before return; device pictures must stay valid until retrieved.
+    /// `skip`: bit i set = feature i does not run on this frame (a ladder gives its
+    /// values from the shared reference work); its values stay NaN, its series row 0.
     /// Throws engine::Error (EINVAL, ENODEV, ECUDA).
-    virtual void submit(unsigned index, const VmafCudaPicture& ref,
-                        const VmafCudaPicture& dist) = 0;
+    virtual void submit(unsigned index, const VmafCudaPicture& ref, const VmafCudaPicture& dist,
+                        std::uint64_t skip = 0) = 0;
     /// Moves the oldest finished frame's results into `out`. Returns false when
     /// none is finished yet (`wait` = false) or none is pending at all.
     virtual bool retrieve(FrameResult& out, bool wait) = 0;

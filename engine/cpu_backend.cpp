@@ -68,6 +68,7 @@ struct Scratch {
 struct Job {
     unsigned index = 0;
     bool scored = false;
+    std::uint64_t skip = 0;
     std::shared_ptr<const OwnedPicture> ref, dist;
     std::shared_ptr<const OwnedPicture> prev_ref[2], prev_dist[2];
     FrameResult result;
@@ -100,7 +101,8 @@ public:
 
     const char* name() const override { return "cpu"; }
 
-    void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d) override {
+    void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
+                std::uint64_t skip) override {
         if (r.memory != VMAF_CUDA_MEMORY_HOST || d.memory != VMAF_CUDA_MEMORY_HOST)
             throw Error(VMAF_CUDA_ENODEV,
                         "device pictures need the CUDA backend, but this session runs on the CPU");
@@ -115,6 +117,7 @@ public:
         auto job = std::make_shared<Job>();
         job->index = index;
         job->scored = scored;
+        job->skip = skip;
         job->ref = ref;
         job->dist = dist;
         for (int k = 0; k < 2; ++k) {
@@ -187,7 +190,7 @@ private:
             f.prev_dist[k] = job.prev_dist[k] ? &job.prev_dist[k]->view : nullptr;
         }
         for (std::size_t i = 0; i < plan_.features.size(); ++i)
-            if (plan_.runs(i, job.scored))
+            if (plan_.runs(i, job.scored, job.skip))
                 s.stages[i]->compute(f, fr.values.data() + plan_.out_offset[i],
                                      fr.series.data() + plan_.series_offset[i]);
     }

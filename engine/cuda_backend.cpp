@@ -200,7 +200,8 @@ public:
 
     const char* name() const override { return "cuda"; }
 
-    void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d) override {
+    void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
+                std::uint64_t skip) override {
         ContextScope scope(api_, cfg_.cuda_context);
         try {
             if (queue_.size() >= ring_)
@@ -248,7 +249,7 @@ public:
                 if (k < plan_.dist_history && hist_[k].dist[0].data) f.prev_dist[k] = hist_[k].dist;
             }
             for (std::size_t i = 0; i < lane.stages.size(); ++i)
-                if (plan_.runs(i, scored))
+                if (plan_.runs(i, scored, skip))
                     lane.stages[i]->enqueue(f, dbase + layout_.off[i],
                                             lane.stream[i % lane.stream.size()]);
             if (plan_.history) {
@@ -268,6 +269,7 @@ public:
             auto pend = std::make_unique<Pending>();
             pend->index = index;
             pend->scored = scored;
+            pend->skip = skip;
             pend->slot = slot;
             queue_.push_back(std::move(pend));
         } catch (const CudaError& e) {
@@ -306,6 +308,7 @@ private:
     struct Pending {
         unsigned index = 0;
         bool scored = false;
+        std::uint64_t skip = 0;
         unsigned slot = 0;
         enum State { enqueued, finishing, done } state = enqueued;
         FrameResult result;
@@ -355,11 +358,11 @@ private:
         std::vector<std::size_t> pooled;
         try {
             for (std::size_t i = 0; i < lane.stages.size(); ++i)
-                if (plan_.runs(i, p.scored))
+                if (plan_.runs(i, p.scored, p.skip))
                     lane.stages[i]->before_finish(p.index, hbase + layout_.off[i],
                                                   lane.stream[i % lane.stream.size()]);
             for (std::size_t i = 0; i < lane.stages.size(); ++i) {
-                if (!plan_.runs(i, p.scored)) continue;
+                if (!plan_.runs(i, p.scored, p.skip)) continue;
                 if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
                     pooled.push_back(i);
                     continue;

@@ -153,6 +153,11 @@ public:
     virtual bool reads_chroma() const { return false; }
     /// Computed on every frame, also those n_subsample skips (motion: reference only).
     virtual bool temporal() const { return false; }
+    /// Whether the stage reads only reference pictures (the current one and history()
+    /// previous ones) and keeps no state between frames, so that its outputs and series
+    /// row for a frame are a function of those reference pictures and the frame index:
+    /// a ladder computes it once per reference frame for all renditions.
+    virtual bool reference_only() const { return false; }
     /// Reads the distorted picture on frames n_subsample skips (temporal instances only).
     virtual bool reads_dist_every_frame() const { return false; }
     /// Previous frames (0..2) the stage reads: prev_ref[0 .. history()).

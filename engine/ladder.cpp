@@ -8,11 +8,96 @@
 
 #include <deque>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
 using vmaf_cuda::api::guarded_to;
 using vmaf_cuda::api::write_err;
+
+namespace vmaf_cuda::engine {
+namespace {
+
+/// The reference-only features (motion) of a ladder, run once per reference frame on a
+/// backend of the renditions' kind. A rendition uses them while it has had a frame at
+/// every reference frame since the first (then its previous reference pictures and its
+/// frame index are the ladder's); a rendition that started later or skipped a reference
+/// frame computes them itself, as a session of its own would.
+class LadderShare final : public ReferenceShare {
+public:
+    LadderShare(const Session& like, std::vector<const FeatureInstance*> features)
+        : plan_(std::move(features)), backend_(like.make_backend(plan_)),
+          limit_(std::max(like.in_flight(), 1u)) {}
+
+    const FramePlan& plan() const override { return plan_; }
+
+    /// Whether ladder frame `ladder_index` can be shared: only while every reference
+    /// frame so far went to the share (it never resumes after a gap).
+    bool open_for(unsigned ladder_index) const { return ladder_index == submitted_; }
+
+    void submit(unsigned ladder_index, const VmafCudaPicture& ref, unsigned consumers) {
+        while (backend_->pending() >= limit_) collect(true);
+        backend_->submit(ladder_index, ref, ref);
+        entries_[ladder_index].consumers = consumers;
+        ++submitted_;
+        collect(false);
+    }
+
+    const FrameResult& result(unsigned ladder_index) override {
+        for (;;) {
+            auto it = entries_.find(ladder_index);
+            if (it == entries_.end())
+                throw Error(VMAF_CUDA_EINTERNAL, "ladder: no shared reference frame " +
+                                                      std::to_string(ladder_index));
+            if (it->second.ready) return it->second.result;
+            if (!collect(true))
+                throw Error(VMAF_CUDA_EINTERNAL, "ladder: shared reference frame " +
+                                                      std::to_string(ladder_index) + " never came");
+        }
+    }
+
+    void release(unsigned ladder_index) override {
+        auto it = entries_.find(ladder_index);
+        if (it != entries_.end() && --it->second.consumers == 0) entries_.erase(it);
+    }
+
+    /// Reference frames whose pictures the share no longer reads.
+    unsigned released() const {
+        const unsigned history = plan_.history;
+        if (backend_->pending() == 0) return submitted_;
+        return retrieved_ > history ? retrieved_ - history : 0;
+    }
+
+private:
+    struct Entry {
+        FrameResult result;
+        unsigned consumers = 0;
+        bool ready = false;
+    };
+
+    bool collect(bool wait) {
+        FrameResult fr;
+        bool any = false;
+        while (backend_->retrieve(fr, wait && !any)) {
+            any = true;
+            ++retrieved_;
+            auto it = entries_.find(fr.index);
+            if (it == entries_.end()) continue; // no consumer left
+            it->second.result = std::move(fr);
+            it->second.ready = true;
+        }
+        return any;
+    }
+
+    FramePlan plan_;
+    std::unique_ptr<Backend> backend_;
+    unsigned limit_;
+    unsigned submitted_ = 0, retrieved_ = 0;
+    std::map<unsigned, Entry> entries_;
+};
+
+} // namespace
+} // namespace vmaf_cuda::engine
 
 struct VmafCudaLadder {
     std::vector<VmafCudaSession*> renditions;
@@ -22,9 +107,11 @@ struct VmafCudaLadder {
     std::vector<unsigned> base;
     unsigned sent = 0; ///< vmaf_cuda_ladder_send() calls
     std::string error;
+    std::unique_ptr<vmaf_cuda::engine::LadderShare> share; ///< null: nothing to share
 
     ~VmafCudaLadder() {
         for (VmafCudaSession* s : renditions) delete s;
+        share.reset();
     }
 };
 
@@ -68,6 +155,10 @@ int vmaf_cuda_ladder_open(VmafCudaLadder** out, const VmafCudaSettings* s, unsig
             vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s);
             lad->renditions.push_back(vs.release());
         }
+        auto shared = lad->renditions[0]->impl->reference_only_features();
+        if (renditions > 1 && !shared.empty())
+            lad->share = std::make_unique<vmaf_cuda::engine::LadderShare>(
+                *lad->renditions[0]->impl, std::move(shared));
         l = lad.release();
         return VMAF_CUDA_OK;
     });
@@ -108,11 +199,29 @@ int vmaf_cuda_ladder_send(VmafCudaLadder* l, const VmafCudaPicture* ref,
                        " was flushed (ended) and cannot take more frames";
             return VMAF_CUDA_ESTATE;
         }
+    // Renditions that had a frame at every reference frame so far share the reference
+    // work of this one.
+    std::vector<char> in_sync(n, 0);
+    unsigned consumers = 0;
+    if (l->share && l->share->open_for(l->sent))
+        for (unsigned k = 0; k < n; ++k)
+            if (dist[k] && l->renditions[k]->impl->sent() == l->sent) {
+                in_sync[k] = 1;
+                ++consumers;
+            }
+    if (consumers) {
+        const int rc = guarded_to(&l->error, [&] {
+            l->share->submit(l->sent, *ref, consumers);
+            return VMAF_CUDA_OK;
+        });
+        if (rc < 0) return rc;
+    }
     for (unsigned k = 0; k < n; ++k) {
         if (!dist[k]) continue;
         VmafCudaSession& vs = *l->renditions[k];
         const int rc = guarded_to(&l->error, [&] {
-            vs.impl->send(*ref, *dist[k]);
+            if (in_sync[k]) vs.impl->send(*ref, *dist[k], l->share.get(), l->sent);
+            else vs.impl->send(*ref, *dist[k]);
             return VMAF_CUDA_OK;
         });
         if (rc < 0) {
@@ -148,6 +257,7 @@ unsigned vmaf_cuda_ladder_pictures_released(const VmafCudaLadder* l) {
     if (!l) return 0;
     auto& m = const_cast<VmafCudaLadder&>(*l);
     unsigned released = l->sent;
+    if (l->share) released = std::min(released, l->share->released());
     for (unsigned k = 0; k < l->renditions.size(); ++k) {
         trim(m, k);
         if (!m.ladder_frame[k].empty() && m.ladder_frame[k].front() < released)

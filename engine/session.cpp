@@ -312,6 +312,9 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
                     "backend=cuda asked, but this build of vmaf_cuda has no CUDA backend");
     backend_ = make_cpu_backend(bc, plan_);
 #endif
+    backend_config_ = bc;
+    for (std::size_t i = 0; i < features_.size() && i < 64; ++i)
+        if (features_[i]->reference_only()) share_mask_ |= std::uint64_t(1) << i;
     // The CPU backend computes as many frames at once as it has workers: let at least
     // that many be in flight, or workers beyond frames_in_flight would idle.
     in_flight_ = std::max(s.frames_in_flight, backend_->in_flight_hint());
@@ -322,6 +325,25 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
 Session::~Session() = default;
 
 void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
+    send(ref, dist, nullptr, 0);
+}
+
+std::vector<const FeatureInstance*> Session::reference_only_features() const {
+    std::vector<const FeatureInstance*> out;
+    for (std::size_t i = 0; i < features_.size(); ++i)
+        if (share_mask_ >> i & 1) out.push_back(features_[i].get());
+    return out;
+}
+
+std::unique_ptr<Backend> Session::make_backend(const FramePlan& plan) const {
+#ifdef VMAF_CUDA_HAVE_CUDA
+    if (std::string(backend_->name()) == "cuda") return make_cuda_backend(backend_config_, plan);
+#endif
+    return make_cpu_backend(backend_config_, plan);
+}
+
+void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, ReferenceShare* share,
+                   unsigned ladder_index) {
     if (flushed_) throw Error(VMAF_CUDA_ESTATE, "send after flush");
     validate_picture(ref, "reference", settings_);
     validate_picture(dist, "distorted", settings_);
@@ -335,7 +357,9 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
         validate_chroma(ref, "reference", settings_, readers);
         validate_chroma(dist, "distorted", settings_, readers);
     }
-    backend_->submit(sent_, ref, dist);
+    const std::uint64_t skip = share && share_mask_ ? share_mask_ : 0;
+    backend_->submit(sent_, ref, dist, skip);
+    if (skip) shared_frames_.push_back({sent_, ladder_index, share});
     ++sent_;
     // Keep the pipeline bounded: collect what is finished; block only when too far ahead.
     collect(false);
@@ -353,6 +377,24 @@ void Session::collect(bool wait) {
 
 void Session::on_result(FrameResult&& fr) {
     if (fr.index != computed_) throw Error(VMAF_CUDA_EINTERNAL, "frames out of order");
+    if (!shared_frames_.empty() && shared_frames_.front().index == fr.index) {
+        // A ladder's frame: the reference-only features' values and series from the share.
+        const SharedFrame sf = shared_frames_.front();
+        shared_frames_.pop_front();
+        const FrameResult& sr = sf.share->result(sf.ladder_index);
+        const FramePlan& sp = sf.share->plan();
+        std::size_t j = 0;
+        for (std::size_t i = 0; i < features_.size(); ++i) {
+            if (!(share_mask_ >> i & 1)) continue;
+            const FeatureInstance& f = *features_[i];
+            std::copy_n(sr.values.begin() + sp.out_offset[j], f.outputs().size(),
+                        fr.values.begin() + plan_.out_offset[i]);
+            std::copy_n(sr.series.begin() + sp.series_offset[j], f.series_width(),
+                        fr.series.begin() + plan_.series_offset[i]);
+            ++j;
+        }
+        sf.share->release(sf.ladder_index);
+    }
     ++computed_;
     FrameRow row;
     row.index = fr.index;

@@ -24,6 +24,19 @@ struct FrameRow {
     std::vector<double> values;
 };
 
+/// A ladder's reference work (ladder.cpp): the results of the reference-only features
+/// (FeatureInstance::reference_only()) for each reference frame, computed once.
+class ReferenceShare {
+public:
+    virtual ~ReferenceShare() = default;
+    /// The share's plan: its features are the reference-only ones, in session order.
+    virtual const FramePlan& plan() const = 0;
+    /// Ladder frame L's results (blocks until they are there). Throws engine::Error.
+    virtual const FrameResult& result(unsigned ladder_index) = 0;
+    /// One consumer of ladder frame L is done with it.
+    virtual void release(unsigned ladder_index) = 0;
+};
+
 class Session {
 public:
     /// Validates settings, loads models, plans the features, picks and opens the backend.
@@ -32,6 +45,18 @@ public:
     ~Session();
 
     void send(const VmafCudaPicture& ref, const VmafCudaPicture& dist);
+    /// A ladder's send: with `share` (not null) the reference-only features do not run
+    /// here; frame sent_'s values for them come from share->result(ladder_index), which
+    /// the caller guarantees are those this session would compute (same reference
+    /// pictures, same frame index).
+    void send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, ReferenceShare* share,
+              unsigned ladder_index);
+    /// The reference-only features (in session order), for a ladder's share.
+    std::vector<const FeatureInstance*> reference_only_features() const;
+    /// A backend of this session's kind and configuration for another plan.
+    std::unique_ptr<Backend> make_backend(const FramePlan& plan) const;
+    /// Frames the session keeps in flight before it waits.
+    unsigned in_flight() const { return in_flight_; }
     /// Returns VMAF_CUDA_OK (row filled), VMAF_CUDA_EAGAIN or VMAF_CUDA_EOF.
     int receive(VmafCudaFrameScores& out);
     void flush();
@@ -89,6 +114,11 @@ private:
     std::string warning_;
     std::vector<const char*> name_ptrs_;
     std::unique_ptr<Backend> backend_;
+    BackendConfig backend_config_;
+    /// Frames whose reference-only values come from a ladder's share: (frame, ladder frame).
+    struct SharedFrame { unsigned index, ladder_index; ReferenceShare* share; };
+    std::deque<SharedFrame> shared_frames_;
+    std::uint64_t share_mask_ = 0; ///< bit i: feature i is reference-only
 
     unsigned sent_ = 0;
     unsigned computed_ = 0;              ///< frames whose results came back

@@ -43,6 +43,7 @@ public:
     }
     const std::vector<OutputDef>& outputs() const override { return outs_; }
     bool temporal() const override { return true; }
+    bool reference_only() const override { return true; }
     unsigned history() const override { return ref::motion_sad_distance(opt_); }
     unsigned series_width() const override { return 1; }
     unsigned series_keep() const override { return 8; }

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// Suites `api` (CPU backend) and `gpu` (VMAF_CUDA_TEST_BACKEND=cuda): a ladder's
+// renditions score exactly as separate sessions fed the same pairs would, whatever the
+// pairing pattern (late start, skipped reference frames, early end, repeated reference
+// frames), with the reference work shared; and the ladder API's errors.
+
+#include "vmaf_cuda.h"
+
+#include "catch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+VmafCudaBackend test_backend() {
+    const char* b = std::getenv("VMAF_CUDA_TEST_BACKEND");
+    return b && std::string(b) == "cuda" ? VMAF_CUDA_BACKEND_CUDA : VMAF_CUDA_BACKEND_CPU;
+}
+
+/// Host planes of one 4:2:0 picture (values in the low bits).
+struct Picture {
+    unsigned w = 0, h = 0, bpc = 8;
+    std::vector<std::uint8_t> y, u, v; // bytes: 1 or 2 per sample
+    VmafCudaPicture view() const {
+        const std::size_t bps = bpc > 8 ? 2 : 1;
+        VmafCudaPicture p{};
+        p.luma = y.data();
+        p.pitch = ptrdiff_t(w * bps);
+        p.memory = VMAF_CUDA_MEMORY_HOST;
+        p.chroma[0] = u.data();
+        p.chroma[1] = v.data();
+        p.chroma_pitch = ptrdiff_t((w + 1) / 2 * bps);
+        p.chroma_step = 1;
+        return p;
+    }
+};
+
+void put(std::vector<std::uint8_t>& plane, std::size_t i, unsigned bpc, unsigned value) {
+    if (bpc == 8) plane[i] = std::uint8_t(value);
+    else {
+        const std::uint16_t s = std::uint16_t(value);
+        std::memcpy(&plane[2 * i], &s, 2);
+    }
+}
+
+/// A moving pattern (frame k) with Gaussian noise of `sigma` (0: the clean reference).
+Picture make_picture(unsigned w, unsigned h, unsigned bpc, unsigned k, double sigma,
+                     std::mt19937_64& rng) {
+    Picture p;
+    p.w = w;
+    p.h = h;
+    p.bpc = bpc;
+    const std::size_t bps = bpc > 8 ? 2 : 1;
+    const unsigned cw = (w + 1) / 2, ch = (h + 1) / 2;
+    p.y.assign(std::size_t(w) * h * bps, 0);
+    p.u.assign(std::size_t(cw) * ch * bps, 0);
+    p.v.assign(std::size_t(cw) * ch * bps, 0);
+    const double maxv = double((1u << bpc) - 1);
+    std::normal_distribution<double> noise(0, sigma > 0 ? sigma * maxv : 1.0);
+    auto sample = [&](double base) {
+        const double n = sigma > 0 ? noise(rng) : 0.0;
+        return unsigned(std::clamp(base + n, 0.0, maxv));
+    };
+    for (unsigned y = 0; y < h; ++y)
+        for (unsigned x = 0; x < w; ++x) {
+            const double base = maxv * (0.5 + 0.35 * std::sin(0.11 * (x + 4.0 * k)) *
+                                                  std::cos(0.07 * (y + 1.5 * k)));
+            put(p.y, std::size_t(y) * w + x, bpc, sample(base));
+        }
+    for (unsigned y = 0; y < ch; ++y)
+        for (unsigned x = 0; x < cw; ++x) {
+            put(p.u, std::size_t(y) * cw + x, bpc, sample(maxv * (0.45 + 0.1 * std::sin(0.2 * (x + k)))));
+            put(p.v, std::size_t(y) * cw + x, bpc, sample(maxv * (0.55 - 0.1 * std::cos(0.15 * (y + k)))));
+        }
+    return p;
+}
+
+VmafCudaSettings settings(unsigned w, unsigned h, unsigned bpc, const char* models,
+                          const char* features) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = w;
+    s.height = h;
+    s.bpc = bpc;
+    s.backend = test_backend();
+    s.models = models;
+    s.features = features;
+    return s;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+/// Everything a session gives: every received frame's index, names and values (as
+/// bits), then the pooled means and the JSON log at full precision.
+struct Outcome {
+    std::vector<std::string> frames;
+    std::string log;
+};
+
+void drain(VmafCudaSession* vs, Outcome& o) {
+    VmafCudaFrameScores fs;
+    while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {
+        std::string line = std::to_string(fs.index);
+        for (unsigned i = 0; i < fs.count; ++i) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " %s=%a", fs.names[i], fs.values[i]);
+            line += buf;
+        }
+        o.frames.push_back(line);
+    }
+}
+
+void finish(VmafCudaSession* vs, Outcome& o, const std::string& tag) {
+    drain(vs, o);
+    const std::string path = "ladder_test_" + tag + ".json";
+    REQUIRE(vmaf_cuda_write_log(vs, path.c_str(), VMAF_CUDA_LOG_JSON, -1, NAN) == VMAF_CUDA_OK);
+    o.log = slurp(path);
+    std::remove(path.c_str());
+}
+
+/// pattern[k][f]: rendition k has a frame paired with reference frame f; ref_of[f]: the
+/// reference picture sent at ladder frame f (repeats allowed).
+struct Case {
+    const char* name;
+    unsigned w, h, bpc, frames, renditions;
+    const char* models;
+    const char* features;
+    std::vector<std::vector<char>> pattern;
+    std::vector<unsigned> ref_of;
+    unsigned subsample = 1;
+};
+
+void run_case(const Case& c) {
+    INFO("case " << c.name << " (" << c.w << "x" << c.h << ", " << c.bpc << "-bit, backend "
+                 << (test_backend() == VMAF_CUDA_BACKEND_CUDA ? "cuda" : "cpu") << ")");
+    std::mt19937_64 rng(0x1adde5u + c.w * 7 + c.bpc);
+    std::vector<Picture> refs;
+    const unsigned n_ref = *std::max_element(c.ref_of.begin(), c.ref_of.end()) + 1;
+    for (unsigned f = 0; f < n_ref; ++f) refs.push_back(make_picture(c.w, c.h, c.bpc, f, 0, rng));
+    // dist[k][f]: rendition k's picture paired with ladder frame f
+    std::vector<std::vector<Picture>> dist(c.renditions);
+    for (unsigned k = 0; k < c.renditions; ++k)
+        for (unsigned f = 0; f < c.frames; ++f)
+            dist[k].push_back(make_picture(c.w, c.h, c.bpc, c.ref_of[f], 0.01 + 0.03 * k, rng));
+
+    VmafCudaSettings s = settings(c.w, c.h, c.bpc, c.models, c.features);
+    s.n_subsample = c.subsample;
+    char err[512];
+    // The ladder.
+    VmafCudaLadder* l = nullptr;
+    const int orc = vmaf_cuda_ladder_open(&l, &s, c.renditions, err, sizeof err);
+    INFO(err);
+    REQUIRE(orc == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_ladder_renditions(l) == c.renditions);
+    std::vector<Outcome> got(c.renditions);
+    unsigned released = 0;
+    for (unsigned f = 0; f < c.frames; ++f) {
+        const VmafCudaPicture rp = refs[c.ref_of[f]].view();
+        std::vector<VmafCudaPicture> dv(c.renditions);
+        std::vector<const VmafCudaPicture*> dp(c.renditions, nullptr);
+        for (unsigned k = 0; k < c.renditions; ++k)
+            if (c.pattern[k][f]) {
+                dv[k] = dist[k][f].view();
+                dp[k] = &dv[k];
+            }
+        const int rc = vmaf_cuda_ladder_send(l, &rp, dp.data());
+        INFO(vmaf_cuda_ladder_error_message(l));
+        REQUIRE(rc == VMAF_CUDA_OK);
+        for (unsigned k = 0; k < c.renditions; ++k) {
+            drain(vmaf_cuda_ladder_session(l, k), got[k]);
+            // a rendition whose last frame was f ends now
+            bool more = false;
+            for (unsigned g = f + 1; g < c.frames; ++g) more = more || c.pattern[k][g];
+            bool any = false;
+            for (unsigned g = 0; g <= f; ++g) any = any || c.pattern[k][g];
+            if (any && !more && c.pattern[k][f])
+                REQUIRE(vmaf_cuda_flush(vmaf_cuda_ladder_session(l, k)) == VMAF_CUDA_OK);
+        }
+        const unsigned r = vmaf_cuda_ladder_pictures_released(l);
+        CHECK(r >= released);
+        CHECK(r <= f + 1);
+        released = r;
+    }
+    REQUIRE(vmaf_cuda_ladder_flush(l) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_ladder_pictures_released(l) == c.frames);
+    for (unsigned k = 0; k < c.renditions; ++k)
+        finish(vmaf_cuda_ladder_session(l, k), got[k], std::string(c.name) + "_l" + std::to_string(k));
+
+    // Separate sessions fed the same pairs.
+    for (unsigned k = 0; k < c.renditions; ++k) {
+        INFO("rendition " << k);
+        VmafCudaSession* vs = nullptr;
+        REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+        Outcome want;
+        for (unsigned f = 0; f < c.frames; ++f) {
+            if (!c.pattern[k][f]) continue;
+            const VmafCudaPicture rp = refs[c.ref_of[f]].view();
+            const VmafCudaPicture dp = dist[k][f].view();
+            REQUIRE(vmaf_cuda_send(vs, &rp, &dp) == VMAF_CUDA_OK);
+            drain(vs, want);
+        }
+        REQUIRE(vmaf_cuda_flush(vs) == VMAF_CUDA_OK);
+        finish(vs, want, std::string(c.name) + "_s" + std::to_string(k));
+        vmaf_cuda_close(vs);
+        REQUIRE(got[k].frames.size() == want.frames.size());
+        CHECK(!want.frames.empty());
+        for (std::size_t i = 0; i < want.frames.size(); ++i) {
+            INFO("frame " << i);
+            CHECK(got[k].frames[i] == want.frames[i]);
+        }
+        CHECK(got[k].log == want.log);
+        CHECK(want.log.find("\"frames\"") != std::string::npos);
+    }
+    vmaf_cuda_ladder_close(l);
+}
+
+std::vector<char> all(unsigned n) { return std::vector<char>(n, 1); }
+
+std::vector<unsigned> iota(unsigned n) {
+    std::vector<unsigned> v(n);
+    for (unsigned i = 0; i < n; ++i) v[i] = i;
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("ladder: aligned renditions score as separate sessions", "[api][ladder]") {
+    const unsigned n = 9;
+    run_case({"aligned", 96, 64, 8, n, 3, nullptr, nullptr, {all(n), all(n), all(n)}, iota(n)});
+    run_case({"aligned10", 97, 65, 10, n, 2, "version=vmaf_v0.6.1|version=vmaf_v0.6.1neg",
+              "name=motion:motion_five_frame_window=true|name=psnr", {all(n), all(n)}, iota(n)});
+}
+
+TEST_CASE("ladder: late start, skipped and repeated reference frames, early end",
+          "[api][ladder]") {
+    const unsigned n = 12;
+    std::vector<char> late = all(n), every_other(n, 0), early = all(n), gap = all(n);
+    late[0] = late[1] = late[2] = 0;
+    for (unsigned f = 0; f < n; f += 2) every_other[f] = 1;
+    for (unsigned f = 7; f < n; ++f) early[f] = 0;
+    gap[5] = 0;
+    // the reference's last frame repeated for the last three pairs (eof_action=repeat)
+    std::vector<unsigned> refs = iota(n);
+    refs[10] = refs[11] = 9;
+    run_case({"patterns", 80, 72, 8, n, 5, nullptr,
+              "name=motion:motion_five_frame_window=true:motion_moving_average=true",
+              {all(n), late, every_other, early, gap}, refs});
+    run_case({"subsample", 80, 72, 8, n, 2, nullptr, nullptr, {all(n), gap}, iota(n), 3});
+}
+
+TEST_CASE("ladder: the v1.0.16 model (SpEED, chroma, five-frame motion window)",
+          "[api][ladder]") {
+    const unsigned n = 7;
+    // SpEED and psnr read chroma; the model's motion has the five-frame window.
+    run_case({"v1016", 480, 360, 8, n, 2, "version=vmaf_v1.0.16_3d0h", nullptr, {all(n), all(n)},
+              iota(n)});
+}
+
+TEST_CASE("ladder: errors", "[api][ladder]") {
+    VmafCudaSettings s = settings(64, 48, 8, nullptr, nullptr);
+    VmafCudaLadder* l = nullptr;
+    char err[256];
+    CHECK(vmaf_cuda_ladder_open(&l, &s, 0, err, sizeof err) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(err).find("renditions") != std::string::npos);
+    CHECK(l == nullptr);
+    CHECK(vmaf_cuda_ladder_open(&l, &s, 65, err, sizeof err) == VMAF_CUDA_EINVAL);
+    s.models = "version=nope";
+    CHECK(vmaf_cuda_ladder_open(&l, &s, 2, err, sizeof err) < 0);
+    CHECK(std::string(err).find("nope") != std::string::npos);
+    s.models = nullptr;
+    REQUIRE(vmaf_cuda_ladder_open(&l, &s, 2, err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_ladder_session(l, 2) == nullptr);
+    VmafCudaSession* r0 = vmaf_cuda_ladder_session(l, 0);
+    std::mt19937_64 rng(5);
+    const Picture p = make_picture(64, 48, 8, 0, 0.02, rng);
+    const VmafCudaPicture pv = p.view();
+    CHECK(vmaf_cuda_send(r0, &pv, &pv) == VMAF_CUDA_ESTATE);
+    CHECK(std::string(vmaf_cuda_error_message(r0)).find("vmaf_cuda_ladder_send") != std::string::npos);
+    vmaf_cuda_close(r0); // a no-op on a ladder's session
+    VmafCudaPicture bad = pv;
+    bad.pitch = 10;
+    const VmafCudaPicture* d[2] = {&pv, &bad};
+    CHECK(vmaf_cuda_ladder_send(l, &pv, d) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 1") != std::string::npos);
+    REQUIRE(vmaf_cuda_flush(r0) == VMAF_CUDA_OK);
+    const VmafCudaPicture* d2[2] = {&pv, nullptr};
+    CHECK(vmaf_cuda_ladder_send(l, &pv, d2) == VMAF_CUDA_ESTATE);
+    CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 0") != std::string::npos);
+    const VmafCudaPicture* d3[2] = {nullptr, &pv};
+    CHECK(vmaf_cuda_ladder_send(l, &pv, d3) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_ladder_send(l, nullptr, d3) == VMAF_CUDA_EINVAL);
+    REQUIRE(vmaf_cuda_ladder_flush(l) == VMAF_CUDA_OK);
+    vmaf_cuda_ladder_close(l);
+    vmaf_cuda_ladder_close(nullptr);
+    CHECK(vmaf_cuda_ladder_renditions(nullptr) == 0);
+}
