@@ -5,8 +5,10 @@
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+# slurm-wlm and munge: the batch suite starts its own one-node cluster (its own
+# slurm.conf, key and ports in a temporary folder; the system's daemons are not used).
 pkgs=(build-essential pkg-config python3 meson ninja-build catch2 nlohmann-json3-dev
-      libcli11-dev ffmpeg)
+      libcli11-dev ffmpeg slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

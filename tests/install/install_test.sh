@@ -18,6 +18,19 @@ pc=$(find "$stage" -name vmaf_cuda.pc | head -n 1)
 [ -n "$(find "$stage" -name vmaf_cuda.h)" ] || fail "no vmaf_cuda.h installed"
 echo "installed: ${pc#"$stage"}"
 
+# the batch runner: installed executable, runs, refuses a bad manifest naming its line
+batch=$(find "$stage" -name vmaf-cuda-batch -type f | head -n 1)
+[ -n "$batch" ] && [ -x "$batch" ] || fail "no executable vmaf-cuda-batch installed"
+"$batch" --version | grep -q '^vmaf-cuda-batch ' || fail "vmaf-cuda-batch --version"
+printf '{"title": "t", "reference": "r.mp4", "renditions": [{"name": "a", "path": "a.mp4"}]}\n{oops\n' \
+    > "$stage/manifest.jsonl"
+rc=0
+"$batch" run "$stage/manifest.jsonl" --out "$stage/batch" > "$stage/batch.log" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q 'manifest.jsonl:2: not JSON' "$stage/batch.log" ||
+    { cat "$stage/batch.log"; fail "vmaf-cuda-batch did not refuse line 2 of a bad manifest (exit $rc)"; }
+[ ! -e "$stage/batch" ] || fail "vmaf-cuda-batch wrote an output folder for a bad manifest"
+echo "installed: ${batch#"$stage"} ($("$batch" --version))"
+
 # What FFmpeg's configure runs: pkg-config --static (the library is static). The staged
 # copy sits under $stage: move the .pc's prefix there, nothing else.
 prefix=$(sed -n 's/^prefix=//p' "$pc")

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+"""Suite `batch`: vmaf-cuda-batch on a real one-node Slurm cluster (CPU backend).
+
+    batch_test.py --tool tools/vmaf-cuda-batch --ffmpeg build-ffmpeg/9.0/bin/ffmpeg
+                  [--clip-ffmpeg ffmpeg] [--workdir DIR] [--keep]
+
+Starts munged, slurmctld and slurmd in a temporary folder (its own key, socket, ports,
+slurm.conf), makes small clips with the system ffmpeg (libx264), then:
+  - submits a manifest of 3 good titles (ladders of 2-3 renditions when the filter has
+    renditions=, one a rendition of another size scaled in the graph, one shorter than its
+    reference: a misalignment warning), a title with a missing file and one with a broken
+    file, as one job array plus the report job, and requeues a running task (scontrol
+    requeue, as a preemption does);
+  - checks the report (CSV and JSON) against the project's ffmpeg run directly, one
+    rendition at a time, with the pooled values and a 5th percentile computed here;
+  - fixes the missing file and resumes: only the unfinished tasks are submitted, and a
+    full resubmission skips the finished ones (their logs and outcome untouched);
+  - runs the same manifest locally and the dry run.
+Without root, the Slurm or munge binaries, or when the daemons do not start, it prints
+"SKIPPED: reason" and exits 77. Standard library only.
+"""
+
+import argparse
+import csv
+import json
+import math
+import re
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+    print("ok: " + what, flush=True)
+
+
+def run(argv, env=None, check_rc=True, timeout=300, **kw):
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout, **kw)
+    if check_rc and p.returncode != 0:
+        raise Fail("%s exited %d:\n%s%s" % (" ".join(argv), p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------- a one-node cluster
+class Cluster:
+    def __init__(self, root):
+        self.root, self.procs = root, []
+        self.env = dict(os.environ, SLURM_CONF=os.path.join(root, "slurm.conf"))
+
+    def start(self):
+        r = self.root
+        for d in ("state", "spool", "log", "munge", "run"):
+            os.makedirs(os.path.join(r, d), exist_ok=True)
+        os.chmod(os.path.join(r, "munge"), 0o700)
+        key, sock = os.path.join(r, "munge", "munge.key"), os.path.join(r, "munge", "munge.sock")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o400)
+        self.spawn("munged", ["munged", "-F", "--force", "--socket=" + sock, "--key-file=" + key,
+                              "--log-file=" + os.path.join(r, "log", "munged.log"),
+                              "--pid-file=" + os.path.join(r, "run", "munged.pid"),
+                              "--seed-file=" + os.path.join(r, "munge", "seed")])
+        for _ in range(50):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.1)
+        else:
+            raise Skip("munged did not start (no socket): " + self.tail("munged"))
+        node = socket.gethostname().split(".")[0]
+        hw = run(["slurmd", "-C"], check_rc=False).stdout
+        cpus = int(next((w.split("=")[1] for w in hw.split() if w.startswith("CPUs=")), "1"))
+        mem = int(next((w.split("=")[1] for w in hw.split() if w.startswith("RealMemory=")), "1000"))
+        conf = {
+            "ClusterName": "vmafbatchtest", "SlurmctldHost": "%s(127.0.0.1)" % node,
+            "SlurmctldPort": free_port(), "SlurmdPort": free_port(),
+            "SlurmUser": "root", "SlurmdUser": "root",
+            "AuthType": "auth/munge", "CredType": "cred/munge", "AuthInfo": "socket=%s,cred_expire=10" % sock,
+            "StateSaveLocation": os.path.join(r, "state"), "SlurmdSpoolDir": os.path.join(r, "spool"),
+            "SlurmctldPidFile": os.path.join(r, "run", "slurmctld.pid"),
+            "SlurmdPidFile": os.path.join(r, "run", "slurmd.pid"),
+            "SlurmctldLogFile": os.path.join(r, "log", "slurmctld.log"),
+            "SlurmdLogFile": os.path.join(r, "log", "slurmd.log"),
+            "ProctrackType": "proctrack/linuxproc", "TaskPlugin": "task/none",
+            "SelectType": "select/cons_tres", "SelectTypeParameters": "CR_Core",
+            "JobAcctGatherType": "jobacct_gather/none", "AccountingStorageType": "accounting_storage/none",
+            "MpiDefault": "none", "ReturnToService": "2", "SlurmdTimeout": "60",
+            "MinJobAge": "600", "JobRequeue": "1",
+        }
+        with open(self.env["SLURM_CONF"], "w") as f:
+            for k, v in conf.items():
+                f.write("%s=%s\n" % (k, v))
+            f.write("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d RealMemory=%d State=UNKNOWN\n" % (node, cpus, mem))
+            # up to 4 tasks a core: the tiny test tasks run side by side
+            f.write("PartitionName=batch Nodes=%s Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4\n"
+                    % node)
+        self.spawn("slurmctld", ["slurmctld", "-D", "-f", self.env["SLURM_CONF"]])
+        self.spawn("slurmd", ["slurmd", "-D", "-f", self.env["SLURM_CONF"], "-N", node])
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            for name, p in self.procs:
+                if p.poll() is not None:
+                    raise Skip("%s exited (%d) at start: %s" % (name, p.returncode, self.tail(name)))
+            s = run(["sinfo", "-h", "-o", "%t"], env=self.env, check_rc=False).stdout.split()
+            if s and s[0] in ("idle", "mix", "alloc"):
+                return
+            time.sleep(0.5)
+        raise Skip("the node did not come up in 60 s (sinfo: %s); slurmctld: %s; slurmd: %s" % (
+            " ".join(s), self.tail("slurmctld"), self.tail("slurmd")))
+
+    def spawn(self, name, argv):
+        out = open(os.path.join(self.root, "log", name + ".out"), "w")
+        self.procs.append((name, subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                                  env=self.env, start_new_session=True)))
+
+    def tail(self, name):
+        for f in (name + ".out", name + ".log"):
+            try:
+                lines = open(os.path.join(self.root, "log", f)).read().strip().splitlines()
+                if lines:
+                    return " / ".join(lines[-4:])
+            except OSError:
+                pass
+        return "(no output)"
+
+    def stop(self):
+        if any(p.poll() is None for n, p in self.procs if n == "slurmctld"):
+            run(["scancel", "--full", "-u", "root"], env=self.env, check_rc=False, timeout=30)
+        for name, p in reversed(self.procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+
+# --------------------------------------------------------------- clips and expectations
+def make_clips(ff, d):
+    p = run([ff, "-hide_banner", "-encoders"], check_rc=False)
+    if "libx264" not in p.stdout:
+        raise Skip("the system ffmpeg (%s) has no libx264 to make the clips" % ff)
+    x264 = lambda crf: ["-c:v", "libx264", "-preset", "ultrafast", "-crf", str(crf), "-pix_fmt", "yuv420p"]
+    mk = lambda args, name: run([ff, "-nostdin", "-v", "error", "-y"] + args + [os.path.join(d, name)])
+    for name, src in (("a", "testsrc2=size=176x144:rate=25"), ("b", "testsrc=size=160x120:rate=25"),
+                      ("c", "smptehdbars=size=128x96:rate=25")):
+        lavfi = ["-f", "lavfi", "-i", src, "-frames:v", "10"]
+        mk(lavfi + ["-vf", "noise=alls=12:allf=t"] + x264(1), name + "_ref.mp4")
+        ref = ["-i", os.path.join(d, name + "_ref.mp4")]
+        mk(ref + x264(28), name + "_hi.mp4")
+        mk(ref + x264(40), name + "_lo.mp4")
+        w, h = {"a": (88, 72), "b": (80, 60), "c": (64, 48)}[name]
+        mk(ref + ["-vf", "scale=%d:%d" % (w, h)] + x264(30), name + "_small.mp4")
+    mk(["-i", os.path.join(d, "c_ref.mp4"), "-frames:v", "7"] + x264(33), "c_short.mp4")
+    with open(os.path.join(d, "broken.mp4"), "wb") as f:
+        f.write(b"this is not a video file\n" * 20)
+
+
+def titles(ladder):
+    """The manifest's titles; without the ladder filter each rendition is its own title."""
+    t = [
+        {"title": "alpha", "reference": "media/a_ref.mp4",
+         "options": "model=version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:feature=name=psnr",
+         "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}, {"name": "lo", "path": "media/a_lo.mp4"},
+                        {"name": "small", "path": "media/a_small.mp4", "scale": "176:144"}]},
+        {"title": "bravo 'quoted', [b]", "reference": "media/b_ref.mp4",
+         "options": "model=version=vmaf_v0.6.1\\:name=main",
+         "renditions": [{"name": "hi", "path": "media/b_hi.mp4"},
+                        {"name": "small", "path": "media/b_small.mp4", "scale": "160x120"}]},
+        {"title": "charlie", "reference": "media/c_ref.mp4",
+         "renditions": [{"name": "lo", "path": "media/c_lo.mp4"}, {"name": "short", "path": "media/c_short.mp4"}]},
+        {"title": "delta missing", "reference": "media/a_ref.mp4",
+         "renditions": [{"name": "gone", "path": "media/gone.mp4"}]},
+        {"title": "echo broken", "reference": "media/b_ref.mp4",
+         "renditions": [{"name": "broken", "path": "media/broken.mp4"}]},
+    ]
+    if ladder:
+        return t
+    out = []
+    for x in t:
+        for r in x["renditions"]:
+            out.append(dict(x, title=x["title"] if len(x["renditions"]) == 1 else "%s/%s" % (x["title"], r["name"]),
+                            renditions=[r]))
+    return out
+
+
+# the options of each manifest title written for a -filter_complex by hand (graph quoting)
+DIRECT_OPTIONS = {"alpha": ":model=version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:feature=name=psnr",
+                  "bravo 'quoted', [b]": ":'model=version=vmaf_v0.6.1\\:name=main'", "charlie": ""}
+DIRECT_MODELS = {"alpha": ["vmaf", "vmaf_v0.6.1neg"], "bravo 'quoted', [b]": ["main"], "charlie": ["vmaf"]}
+
+
+def perc5(values):
+    v = sorted(values)
+    return v[max(1, math.ceil(5 * len(v) / 100)) - 1]
+
+
+def direct(ffmpeg, root, title, rend, work):
+    """The expected report row of one rendition: the filter run alone on it."""
+    base = title["title"].split("/")[0]
+    logp = os.path.join(work, "direct-%d.json" % len(os.listdir(work)))
+    pre = "[0:v]scale=%s[d];[d]" % rend["scale"].replace("x", ":") if rend.get("scale") else "[0:v]"
+    graph = "%s[1:v]vmaf_cuda=log_fmt=json:backend=cpu:precision=max:log_path=%s%s" % (
+        pre, logp, DIRECT_OPTIONS.get(base, ""))
+    p = run([ffmpeg, "-nostdin", "-hide_banner", "-i", os.path.join(root, rend["path"]), "-i",
+             os.path.join(root, title["reference"]), "-filter_complex", graph, "-f", "null", "-"])
+    d = json.load(open(logp))
+    pm, models = d["pooled_metrics"], DIRECT_MODELS.get(base, ["vmaf"])
+    row = {"frames": len(d["frames"]), "vmaf_mean": pm[models[0]]["mean"]}
+    for k, m in enumerate(models):
+        if k or m != "vmaf":
+            row[m + "_mean"] = pm[m]["mean"]
+        row[m + "_harmonic_mean"] = pm[m]["harmonic_mean"]
+        row[m + "_min"] = pm[m]["min"]
+        row[m + "_perc5"] = perc5([f["metrics"][m] for f in d["frames"]])
+    if "psnr" in DIRECT_OPTIONS.get(base, ""):
+        for c in ("psnr_y", "psnr_cb", "psnr_cr"):
+            row[c + "_mean"] = pm[c]["mean"]
+    row["warned"] = "ended first" in p.stderr
+    return row
+
+
+# --------------------------------------------------------------- the test
+class T:
+    def __init__(self, a, work, cluster):
+        self.a, self.work, self.cl = a, work, cluster
+
+    def tool(self, *args, env=None, check_rc=True):
+        e = dict(self.cl.env if self.cl else os.environ, **(env or {}))
+        return run([sys.executable, self.a.tool] + list(args), env=e, check_rc=check_rc)
+
+    def wait_all(self, out, timeout=300, during=None):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st = json.loads(self.tool("status", out, "--json").stdout)
+            if during:
+                during(st)
+            c = st["counts"]
+            rep = st["report_written"] or 0
+            if c["done"] + c["failed"] == sum(c.values()) and not st["report_job_queue"] and \
+                    rep >= st["jobs"]["submitted"]:
+                return st
+            time.sleep(1)
+        raise Fail("the batch did not finish in %d s: %s\n%s" % (
+            timeout, self.tool("status", out).stdout, self.cl.tail("slurmctld")))
+
+
+def compare(label, report_dir, expected, ladder):
+    rows = list(csv.DictReader(open(os.path.join(report_dir, "report.csv"))))
+    jrows = json.load(open(os.path.join(report_dir, "report.json")))["rows"]
+    header = open(os.path.join(report_dir, "report.csv")).readline().strip().split(",")
+    check(header[:5] == ["title", "rendition", "status", "frames", "vmaf_mean"],
+          "%s: report.csv starts with title,rendition,status,frames,vmaf_mean" % label)
+    by = {(r["title"], r["rendition"]): (r, j) for r, j in zip(rows, jrows)}
+    check(len(by) == len(expected), "%s: one row per title and rendition (%d)" % (label, len(expected)))
+    n = 0
+    for key, exp in expected.items():
+        r, j = by[key]
+        if exp.get("error"):
+            check(r["status"] == "failed" and exp["error"] in r["error"] and j["error"] == r["error"],
+                  "%s: %s / %s failed: %s" % (label, key[0], key[1], r["error"]))
+            continue
+        if r["status"] != "done":
+            raise Fail("%s: %s is %s: %s" % (label, key, r["status"], r["error"]))
+        for c, v in exp.items():
+            if c == "warned":
+                if v != bool(r["warnings"]):
+                    raise Fail("%s: %s: warnings %r, direct run warned: %s" % (label, key, r["warnings"], v))
+                continue
+            if c not in r or float(r[c]) != v or j[c] != v:
+                raise Fail("%s: %s column %s: csv %r json %r, direct %r" % (label, key, c, r.get(c), j.get(c), v))
+            n += 1
+    check(n > 40, "%s: %d values of the report equal the direct runs exactly" % (label, n))
+    check(any(e.get("warned") for e in expected.values()) and
+          any("ended first" in r["warnings"] for r in rows),
+          "%s: the short rendition's misalignment warning is in the report" % label)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--ffmpeg", required=True)
+    ap.add_argument("--clip-ffmpeg", default=shutil.which("ffmpeg"))
+    ap.add_argument("--workdir")
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    a.tool, a.ffmpeg = os.path.abspath(a.tool), os.path.abspath(a.ffmpeg)
+    work = tempfile.mkdtemp(prefix="vmaf_batch_", dir=a.workdir)
+    cluster = None
+    try:
+        if os.geteuid() != 0:
+            raise Skip("not root: the test cluster runs slurmctld and slurmd as SlurmUser=root")
+        missing = [b for b in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
+                   if not shutil.which(b)]
+        if missing:
+            raise Skip("not installed: %s (Debian: slurm-wlm munge; tools/setup-debian.sh)" % " ".join(missing))
+        if not a.clip_ffmpeg:
+            raise Skip("no system ffmpeg to make the clips")
+        if not os.access(a.ffmpeg, os.X_OK):
+            raise Fail("no project ffmpeg at %s" % a.ffmpeg)
+        ladder = "renditions" in run([a.ffmpeg, "-hide_banner", "-h", "filter=vmaf_cuda"]).stdout
+        print("ladder filter (renditions=): %s" % ("yes" if ladder else "no: one rendition per title"))
+        os.makedirs(os.path.join(work, "media"))
+        make_clips(a.clip_ffmpeg, os.path.join(work, "media"))
+        ts = titles(ladder)
+        manifest = os.path.join(work, "manifest.jsonl")
+        with open(manifest, "w") as f:
+            f.write("# vmaf-cuda-batch test manifest\n")
+            for t in ts:
+                f.write(json.dumps(t) + "\n")
+        dwork = os.path.join(work, "direct")
+        os.makedirs(dwork)
+        expected = {}
+        for t in ts:
+            for r in t["renditions"]:
+                key = (t["title"], r["name"])
+                if t["title"].startswith("delta"):
+                    expected[key] = {"error": "missing file: "}
+                elif t["title"].startswith("echo"):
+                    expected[key] = {"error": "ffmpeg failed"}
+                else:
+                    expected[key] = direct(a.ffmpeg, work, t, r, dwork)
+        ntitles = len(ts)
+
+        cluster = Cluster(os.path.join(work, "slurm"))
+        cluster.start()
+        print("cluster up: %s" % run(["sinfo", "-h"], env=cluster.env).stdout.strip())
+        t = T(a, work, cluster)
+
+        # dry run: the scripts and sbatch commands, nothing written
+        dry = t.tool("run", manifest, "--out", os.path.join(work, "dry"), "--slurm", "--dry-run",
+                     "--backend", "cpu", "--ffmpeg", a.ffmpeg).stdout
+        check("#!/bin/sh" in dry and "--array=0-%d" % (ntitles - 1) in dry and "--dependency=afterok:" in dry
+              and not os.path.exists(os.path.join(work, "dry")),
+              "dry run prints the scripts and the sbatch commands, writes nothing")
+
+        # the array, with a task requeued while it runs (as a preemption does)
+        out = os.path.join(work, "out")
+        slow = ts[0]["title"]
+        sub = t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg,
+                     env={"VMAF_CUDA_BATCH_TEST_DELAY": slow + "=8"}).stdout
+        print(sub.strip())
+        state = json.load(open(os.path.join(out, "batch.json")))
+        job = state["submissions"][-1]["arrays"][0]["job"]
+        check(state["submissions"][-1]["arrays"][0]["tasks"] == "0-%d" % (ntitles - 1),
+              "one array job of %d tasks (job %s) and a report job" % (ntitles, job))
+        seen = {"requeued": False, "human": ""}
+
+        def during(st):
+            s0 = st["titles"][0]
+            if not seen["requeued"] and s0["status"] == "running":
+                seen["human"] = t.tool("status", out).stdout
+                # requeued, it starts again after cred_expire (AuthInfo above: 10 s)
+                run(["scontrol", "requeue", "%s_0" % job], env=cluster.env)
+                seen["requeued"] = True
+        st = t.wait_all(out, during=during)
+        print(seen["human"].strip())
+        check(seen["requeued"] and re.search(r"running [1-9]", seen["human"]) and "%s_0 on" % job in seen["human"],
+              "status while the array runs: a task running (job %s_0 on the node)" % job)
+        rec = json.load(open(os.path.join(out, "titles", state["titles"][0]["dir"], "task.json")))
+        check(rec["status"] == "done" and rec["slurm_restart_count"] == 1,
+              "the requeued task ran again (SLURM_RESTART_COUNT=1) and completed")
+        check(st["counts"] == {"done": ntitles - 2, "running": 0, "failed": 2, "pending": 0},
+              "status: %d done, 2 failed" % (ntitles - 2))
+        human = t.tool("status", out).stdout
+        print(human.strip())
+        check("failed 2" in human and "missing file" in human and "report: " + out in human,
+              "status is readable: counts, the failed titles with their errors, the report")
+        compare("slurm", out, expected, ladder)
+        titles_csv = list(csv.DictReader(open(os.path.join(out, "titles.csv"))))
+        check(len(titles_csv) == ntitles and titles_csv[0]["status"] == "done" and
+              float(titles_csv[0]["vmaf_mean_worst"]) == min(
+                  v["vmaf_mean"] for k, v in expected.items() if k[0] == ts[0]["title"]),
+              "titles.csv: a summary per title (worst rendition's vmaf_mean)")
+
+        # resume after fixing the missing file: only the unfinished tasks are submitted
+        done_dirs = [x["dir"] for x in state["titles"] if not x["title"].startswith(("delta", "echo"))]
+        before = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
+        shutil.copy(os.path.join(work, "media", "a_lo.mp4"), os.path.join(work, "media", "gone.mp4"))
+        t.tool("resume", out)
+        state = json.load(open(os.path.join(out, "batch.json")))
+        failed_idx = [i for i, x in enumerate(ts) if x["title"].startswith(("delta", "echo"))]
+        check(state["submissions"][-1]["arrays"][0]["tasks"] == ",".join(map(str, failed_idx)) or
+              state["submissions"][-1]["arrays"][0]["tasks"] == "%d-%d" % (failed_idx[0], failed_idx[-1]),
+              "resume submits only the unfinished tasks (%s)" % state["submissions"][-1]["arrays"][0]["tasks"])
+        t.wait_all(out)
+        after = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
+        check(before == after, "resume left the finished titles alone")
+        gone = [x for x in ts if x["title"].startswith("delta")][0]
+        expected[(gone["title"], "gone")] = direct(a.ffmpeg, work, gone, gone["renditions"][0], dwork)
+        compare("resumed", out, expected, ladder)
+
+        # a full resubmission: every task starts, the complete ones skip themselves
+        t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg)
+        st = t.wait_all(out)
+        after = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
+        logs = "".join(open(os.path.join(out, "slurm", "logs", f)).read()
+                       for f in os.listdir(os.path.join(out, "slurm", "logs")))
+        check(before == after and logs.count("complete, skipped") >= len(done_dirs) and
+              st["counts"]["done"] == ntitles - 1,
+              "a full resubmission skips the complete tasks (logs and outcome untouched)")
+        compare("resubmitted", out, expected, ladder)
+
+        # the same manifest on this host
+        lout = os.path.join(work, "local")
+        p = t.tool("run", manifest, "--out", lout, "--backend", "cpu", "--jobs", "2", "--ffmpeg", a.ffmpeg,
+                   check_rc=False)
+        check(p.returncode == 1 and "1 of %d title(s) failed" % ntitles in p.stdout,
+              "local run: exit 1, one title failed")
+        compare("local", lout, expected, ladder)
+        print("1 passed, 0 failed")
+        return 0
+    except Skip as e:
+        print("SKIPPED: %s" % e)
+        return SKIP
+    except Fail as e:
+        print("FAIL: %s" % e)
+        if cluster:
+            print("slurmctld: %s\nslurmd: %s" % (cluster.tail("slurmctld"), cluster.tail("slurmd")))
+        print("0 passed, 1 failed (work folder kept: %s)" % work)
+        a.keep = True
+        return 1
+    finally:
+        if cluster:
+            cluster.stop()
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
