@@ -2,6 +2,10 @@
 # The gpu suite on a GPU machine, from the bundle of tools/device-bundle.sh (in .carry/):
 # kernels vs reference, golden cases through the CUDA backend (C API and CLI), the
 # filter on NVDEC frames, then the benchmarks. Logs go to $OUT (or ./gpu-logs).
+# A BENCH_ONLY=1 bundle (no test binaries) runs the benchmarks only. SKIP_BENCH=1: no
+# benchmarks; E2E=0: not tests/filter/bench.py; LADDER=0: not tests/filter/bench_ladder.py
+# (run when .carry/bin/ffmpeg-anchor and .carry/ladder/ are there; its --companion mode when
+# .carry/bench/ has the 4K pair; COMPANION=0 skips that).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-logs}
@@ -11,12 +15,6 @@ S=$PWD/.carry/shared
 export VMAF_CUDA_GOLDEN_DIR=$S/golden VMAF_CUDA_DECODED_DIR=/tmp/vmaf_decoded
 mkdir -p "$VMAF_CUDA_DECODED_DIR"
 nvidia-smi -L
-for f in bbb_ref_854x480_120f bbb_dis_854x480_120f; do
-  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
-done
-for f in bbb_ref_854x480_120f_hevc10 bbb_dis_854x480_120f_hevc10; do
-  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p10le -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
-done
 declare -A rc
 step() { # name timeout command...
   local name=$1 t=$2; shift 2
@@ -25,6 +23,13 @@ step() { # name timeout command...
   rc[$name]=$?
   tail -n 4 "$out/$name.log"
 }
+if [ -x "$B/check_test" ]; then
+for f in bbb_ref_854x480_120f bbb_dis_854x480_120f; do
+  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
+done
+for f in bbb_ref_854x480_120f_hevc10 bbb_dis_854x480_120f_hevc10; do
+  "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p10le -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
+done
 step check 240 "$B/check_test"
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
@@ -92,9 +97,11 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     done
   done
 fi
+fi # tests
 [ "${SKIP_BENCH:-0}" = 1 ] || {
   step bench 300 "$B/vmaf-cuda-bench" --seconds 1.5
   cat "$out/bench.log"
+  if [ "${E2E:-1}" = 1 ]; then
   step e2e 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" --cases "${E2E_CASES:-bbb,1080p,4k}"
   cat "$out/e2e.log"
   # Issue 9 and 10 goals: the companion features, and a v1.0.16 model, at 4K HEVC.
@@ -104,6 +111,20 @@ fi
   step e2e_v1016 300 python3 tests/filter/bench.py --ffmpeg "$B/ffmpeg" --shared "$S" --workdir "$PWD/.carry/bench" \
     --cases 4k --vmaf-opts "model=version=vmaf_v1.0.16_3d0h"
   cat "$out/e2e_v1016.log"
+  fi
+  # A ladder (4K reference, six renditions upscaled by scale_cuda) against six libvmaf_cuda
+  # instances of the anchor's ffmpeg; then issue 9's companion features against CPU libvmaf.
+  if [ "${LADDER:-1}" = 1 ] && [ -x "$B/ffmpeg-anchor" ] && [ -d .carry/ladder ]; then
+    step ladder "${LADDER_TIMEOUT:-540}" python3 tests/filter/bench_ladder.py --ffmpeg "$B/ffmpeg" \
+      --anchor "$B/ffmpeg-anchor" --clips .carry/ladder --timeout 240
+    cat "$out/ladder.log"
+  fi
+  if [ "${COMPANION:-1}" = 1 ] && [ -x "$B/ffmpeg-anchor" ] && [ -f .carry/bench/bbb_ref_4k_hevc.mp4 ]; then
+    step ladder_companion "${COMPANION_TIMEOUT:-540}" python3 tests/filter/bench_ladder.py --companion \
+      --ffmpeg "$B/ffmpeg" --anchor "$B/ffmpeg-anchor" --pair-dir .carry/bench --timeout 240 \
+      --threads "$(nproc)"
+    cat "$out/ladder_companion.log"
+  fi
 }
 echo "=== summary"
 fail=0

@@ -245,6 +245,107 @@ Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, u
     return r;
 }
 
+/// A ladder of `n` renditions (device pictures, each rendition its own noise) against one
+/// reference: reference frames/s over `frames` reference frames; pooled = rendition 0's.
+Result run_ladder(unsigned w, unsigned h, unsigned bpc, unsigned frames, unsigned n,
+                  const Config& cfg, unsigned warm) {
+    Result r;
+    const unsigned pool_n = 8;
+    std::mt19937_64 rng(42);
+    std::vector<DeviceFrame> dref(pool_n), ddist(pool_n * n);
+    struct Freer {
+        std::vector<DeviceFrame>& a;
+        std::vector<DeviceFrame>& b;
+        ~Freer() {
+            for (auto& f : a) free_device(f);
+            for (auto& f : b) free_device(f);
+        }
+    } freer{dref, ddist};
+    for (unsigned k = 0; k < pool_n; ++k) {
+        bool ok = upload(make_frame(w, h, bpc, k, 0.0, cfg, rng), dref[k]);
+        for (unsigned j = 0; j < n; ++j)
+            ok = ok && upload(make_frame(w, h, bpc, k, 0.01 + 0.01 * j, cfg, rng), ddist[k * n + j]);
+        if (!ok) {
+            r.error = "cudaMalloc/cudaMemcpy failed";
+            return r;
+        }
+    }
+    cudaDeviceSynchronize();
+    std::size_t free0 = 0, free1 = 0, total = 0;
+    cudaMemGetInfo(&free0, &total);
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = w;
+    s.height = h;
+    s.bpc = bpc;
+    s.chroma = cfg.api_chroma();
+    s.backend = VMAF_CUDA_BACKEND_CUDA;
+    s.frames_in_flight = cfg.in_flight;
+    s.models = cfg.models.empty() ? nullptr : cfg.models.c_str();
+    s.features = cfg.features.empty() ? nullptr : cfg.features.c_str();
+    s.no_prediction = cfg.no_prediction;
+    VmafCudaLadder* l = nullptr;
+    char err[512];
+    if (vmaf_cuda_ladder_open(&l, &s, n, err, sizeof err) < 0) {
+        r.error = err;
+        return r;
+    }
+    struct Closer { VmafCudaLadder* p; ~Closer() { vmaf_cuda_ladder_close(p); } } closer{l};
+    cudaMemGetInfo(&free1, &total);
+    r.dev_mib = double(free0 - free1) / (1024.0 * 1024.0);
+    VmafCudaSession* s0 = vmaf_cuda_ladder_session(l, 0);
+    r.pooled_name = vmaf_cuda_model_count(s0) ? vmaf_cuda_model_name(s0, 0) : "";
+    VmafCudaFrameScores fs;
+    std::vector<VmafCudaPicture> dp(n);
+    std::vector<const VmafCudaPicture*> dptr(n);
+    auto step = [&](unsigned i) {
+        const unsigned k = i % pool_n;
+        const VmafCudaPicture rp = picture(dref[k].plane, w, bpc, true, cfg);
+        for (unsigned j = 0; j < n; ++j) {
+            dp[j] = picture(ddist[k * n + j].plane, w, bpc, true, cfg);
+            dptr[j] = &dp[j];
+        }
+        if (vmaf_cuda_ladder_send(l, &rp, dptr.data()) < 0) {
+            r.error = vmaf_cuda_ladder_error_message(l);
+            return false;
+        }
+        for (unsigned j = 0; j < n; ++j) {
+            VmafCudaSession* vs = vmaf_cuda_ladder_session(l, j);
+            while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK)
+                if (j == 0 && r.pooled_name.empty() && fs.count) r.pooled_name = fs.names[0];
+        }
+        return true;
+    };
+    for (unsigned i = 0; i < warm; ++i)
+        if (!step(i)) return r;
+    const double c0 = cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (unsigned i = warm; i < warm + frames; ++i)
+        if (!step(i)) return r;
+    if (vmaf_cuda_ladder_flush(l) < 0) {
+        r.error = vmaf_cuda_ladder_error_message(l);
+        return r;
+    }
+    for (unsigned j = 0; j < n; ++j) {
+        VmafCudaSession* vs = vmaf_cuda_ladder_session(l, j);
+        int st;
+        while ((st = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
+        if (st != VMAF_CUDA_EOF) {
+            r.error = vmaf_cuda_error_message(vs);
+            return r;
+        }
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.fps = frames / secs;
+    r.cpu_us_per_frame = 1e6 * (cpu_seconds() - c0) / frames;
+    if (vmaf_cuda_pooled(s0, r.pooled_name.c_str(), VMAF_CUDA_POOL_MEAN, &r.pooled) < 0) {
+        r.error = vmaf_cuda_error_message(s0);
+        return r;
+    }
+    r.ok = true;
+    return r;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -271,6 +372,11 @@ int main(int argc, char** argv) {
                    "(e.g. 'name=psnr|name=ciede')");
     app.add_flag("--no-prediction", cfg.no_prediction,
                  "No model: time the --feature features alone");
+    std::vector<unsigned> renditions;
+    app.add_option("--renditions", renditions,
+                   "Ladders instead: for each N of this list, N renditions against one "
+                   "reference (vmaf_cuda_ladder_*), reference frames/s and frame pairs/s")
+        ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
 
     int ndev = 0;
@@ -288,6 +394,44 @@ int main(int argc, char** argv) {
                 cfg.no_prediction ? ", no model" : ", model ",
                 cfg.no_prediction ? "" : cfg.models.empty() ? "version=vmaf_v0.6.1" : cfg.models.c_str(),
                 cfg.features.empty() ? "" : ", features ", cfg.features.c_str());
+    if (!renditions.empty()) {
+        if (!gpu) {
+            std::printf("--renditions needs a CUDA device\n");
+            return 1;
+        }
+        std::printf("\n| size | bpc | renditions | reference frames/s | frame pairs/s | pairs/s vs one pair | host CPU us/ref frame | device MiB |\n");
+        std::printf("|---|---|---|---|---|---|---|---|\n");
+        int lrc = 0;
+        for (const std::string& sz : sizes) {
+            unsigned w = 0, h = 0;
+            if (std::sscanf(sz.c_str(), "%ux%u", &w, &h) != 2) return 2;
+            for (unsigned bpc : depths) {
+                double one = 0;
+                for (unsigned n : renditions) {
+                    if (n < 1 || n > 64) return 2;
+                    Result probe = run_ladder(w, h, bpc, 32, n, cfg, 8);
+                    if (!probe.ok) {
+                        std::printf("| %ux%u | %u | %u | error: %s |\n", w, h, bpc, n, probe.error.c_str());
+                        lrc = 1;
+                        continue;
+                    }
+                    const unsigned frames =
+                        unsigned(std::max(32.0, std::min(100000.0, probe.fps * seconds)));
+                    const Result g = run_ladder(w, h, bpc, frames, n, cfg, 8);
+                    if (!g.ok) {
+                        std::printf("| %ux%u | %u | %u | error: %s |\n", w, h, bpc, n, g.error.c_str());
+                        lrc = 1;
+                        continue;
+                    }
+                    if (n == 1 || one == 0) one = g.fps * n;
+                    std::printf("| %ux%u | %u | %u | %.0f | %.0f | %.2f | %.1f | %.0f |\n", w, h, bpc, n,
+                                g.fps, g.fps * n, g.fps * n / one, g.cpu_us_per_frame, g.dev_mib);
+                    std::fflush(stdout);
+                }
+            }
+        }
+        return lrc;
+    }
     std::printf("\n| size | bpc | GPU frames/s | host CPU us/frame | device MiB/session | CPU ref frames/s | GPU/CPU |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     int rc = 0;

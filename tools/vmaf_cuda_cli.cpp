@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
 
 struct Args {
-    std::string ref, dist, output, backend = "auto", precision = "6", cpumask;
+    std::string ref, output, backend = "auto", precision = "6", cpumask;
+    std::vector<std::string> dist; ///< one, or a ladder's renditions
     unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
     long frame_cnt = -1, frame_skip_ref = 0, frame_skip_dist = 0;
     int cuda_device = -1;
@@ -108,27 +110,45 @@ std::string chroma_name(unsigned chroma) {
                                                 std::to_string(chroma % 10);
 }
 
+/// Rendition k's log path: `%d` in `pattern` replaced by k (ladders), else as given.
+std::string rendition_path(const std::string& pattern, unsigned k, unsigned n) {
+    if (n == 1) return pattern;
+    const std::size_t pos = pattern.find("%d");
+    return pattern.substr(0, pos) + std::to_string(k) + pattern.substr(pos + 2);
+}
+
 int run(const Args& a) {
     const int precision = parse_precision(a.precision);
+    const unsigned n_dist = unsigned(a.dist.size());
+    if (n_dist > 64) return fail("at most 64 distorted inputs (-d), not " + std::to_string(n_dist));
+    if (n_dist > 1 && !a.output.empty() && a.output.find("%d") == std::string::npos)
+        return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
+                    " distorted inputs the log path must contain %d (the 0-based rendition "
+                    "index), e.g. -o vmaf.%d.json");
     VideoFormat fmt;
     fmt.width = a.width;
     fmt.height = a.height;
     fmt.bpc = a.bpc;
     fmt.chroma = a.chroma;
     VideoReader ref(a.ref, fmt);
-    VideoReader dist(a.dist, fmt);
+    std::vector<std::unique_ptr<VideoReader>> dist;
+    for (const std::string& d : a.dist) dist.push_back(std::make_unique<VideoReader>(d, fmt));
     const VideoFormat& rf = ref.format();
-    const VideoFormat& df = dist.format();
-    if (rf.width != df.width || rf.height != df.height)
-        return fail("reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
-                    " but distorted is " + std::to_string(df.width) + "x" +
-                    std::to_string(df.height) + ": sizes must match");
-    if (rf.bpc != df.bpc)
-        return fail("reference is " + std::to_string(rf.bpc) + "-bit but distorted is " +
-                    std::to_string(df.bpc) + "-bit: bit depths must match");
-    if (rf.chroma != df.chroma)
-        return fail("reference is " + chroma_name(rf.chroma) + " but distorted is " +
-                    chroma_name(df.chroma) + ": chroma subsampling must match");
+    for (unsigned k = 0; k < n_dist; ++k) {
+        const VideoFormat& df = dist[k]->format();
+        const std::string which = n_dist > 1 ? "distorted \"" + a.dist[k] + "\"" : "distorted";
+        if (rf.width != df.width || rf.height != df.height)
+            return fail("reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
+                        " but " + which + " is " + std::to_string(df.width) + "x" +
+                        std::to_string(df.height) + ": sizes must match (scale the rendition to "
+                        "the reference's size first)");
+        if (rf.bpc != df.bpc)
+            return fail("reference is " + std::to_string(rf.bpc) + "-bit but " + which + " is " +
+                        std::to_string(df.bpc) + "-bit: bit depths must match");
+        if (rf.chroma != df.chroma)
+            return fail("reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
+                        chroma_name(df.chroma) + ": chroma subsampling must match");
+    }
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -155,88 +175,128 @@ int run(const Args& a) {
     s.n_threads = a.threads;
     s.cuda_device = a.cuda_device;
 
+    // One distorted input is a ladder of one: the same scores as a plain session.
     char err[512] = {};
-    VmafCudaSession* vs = nullptr;
-    if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) return fail(err);
-    struct Closer { VmafCudaSession* p; ~Closer() { vmaf_cuda_close(p); } } closer{vs};
-    if (*vmaf_cuda_open_warning(vs))
-        std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs));
+    VmafCudaLadder* lad = nullptr;
+    if (vmaf_cuda_ladder_open(&lad, &s, n_dist, err, sizeof err) < 0) return fail(err);
+    struct Closer { VmafCudaLadder* p; ~Closer() { vmaf_cuda_ladder_close(p); } } closer{lad};
+    std::vector<VmafCudaSession*> vs(n_dist);
+    for (unsigned k = 0; k < n_dist; ++k) vs[k] = vmaf_cuda_ladder_session(lad, k);
+    if (*vmaf_cuda_open_warning(vs[0]))
+        std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs[0]));
     if (!a.quiet)
-        std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit %s\n", vmaf_cuda_version(),
-                     vmaf_cuda_backend_name(vs), s.width, s.height, s.bpc,
-                     chroma_name(rf.chroma).c_str());
+        std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit %s%s\n", vmaf_cuda_version(),
+                     vmaf_cuda_backend_name(vs[0]), s.width, s.height, s.bpc,
+                     chroma_name(rf.chroma).c_str(),
+                     n_dist > 1 ? (", " + std::to_string(n_dist) + " renditions").c_str() : "");
 
     // one buffer per input, each frame read whole (luma, Cb, Cr) into it
-    std::vector<std::uint8_t> rl, dl;
+    std::vector<std::uint8_t> rl;
+    std::vector<std::vector<std::uint8_t>> dl(n_dist);
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
     for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
-    for (long i = 0; i < a.frame_skip_dist && dist.read(dl); ++i) {}
-    long n = 0;
+    for (unsigned k = 0; k < n_dist; ++k)
+        for (long i = 0; i < a.frame_skip_dist && dist[k]->read(dl[k]); ++i) {}
+    std::vector<long> n(n_dist, 0);
+    std::vector<char> active(n_dist, 1);
+    long frames = 0;
     const auto t0 = std::chrono::steady_clock::now();
     VmafCudaFrameScores fs;
-    while (a.frame_cnt < 0 || n < a.frame_cnt) {
+    auto end_rendition = [&](unsigned k) {
+        active[k] = 0;
+        return vmaf_cuda_flush(vs[k]) < 0 ? fail(vmaf_cuda_error_message(vs[k])) : 0;
+    };
+    while (a.frame_cnt < 0 || frames < a.frame_cnt) {
         const bool hr = ref.read(rl);
-        const bool hd = dist.read(dl);
-        if (!hr && !hd) break;
-        if (hr != hd) {
-            // as libvmaf's vmaf: score the frames both inputs have
-            warn("\"" + (hr ? a.dist : a.ref) + "\" ended before \"" + (hr ? a.ref : a.dist) +
-                 "\": scoring the " + std::to_string(n) + " frames both have");
-            break;
+        std::vector<VmafCudaPicture> dp(n_dist);
+        std::vector<const VmafCudaPicture*> dptr(n_dist, nullptr);
+        bool any = false;
+        for (unsigned k = 0; k < n_dist; ++k) {
+            if (!active[k]) continue;
+            const bool hd = dist[k]->read(dl[k]);
+            if (hr && hd) {
+                dp[k] = host_picture(dl[k], dist[k]->format());
+                dptr[k] = &dp[k];
+                any = true;
+                continue;
+            }
+            if (hr || hd) {
+                // as libvmaf's vmaf: score the frames both have
+                warn("\"" + (hr ? a.dist[k] : a.ref) + "\" ended before \"" + (hr ? a.ref : a.dist[k]) +
+                     "\": scoring the " + std::to_string(n[k]) + " frames both have");
+            }
+            if (end_rendition(k)) return 1;
         }
+        if (!hr || !any) break;
         const VmafCudaPicture rp = host_picture(rl, rf);
-        const VmafCudaPicture dp = host_picture(dl, df);
-        if (vmaf_cuda_send(vs, &rp, &dp) < 0) return fail(vmaf_cuda_error_message(vs));
-        ++n;
-        int r;
-        while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
-        if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs));
+        if (vmaf_cuda_ladder_send(lad, &rp, dptr.data()) < 0)
+            return fail(vmaf_cuda_ladder_error_message(lad));
+        ++frames;
+        for (unsigned k = 0; k < n_dist; ++k) {
+            if (!dptr[k]) continue;
+            ++n[k];
+            int r;
+            while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {}
+            if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs[k]));
+        }
     }
-    if (n == 0) return fail("no frames to score");
-    if (vmaf_cuda_flush(vs) < 0) return fail(vmaf_cuda_error_message(vs));
-    int r;
-    while ((r = vmaf_cuda_receive(vs, &fs)) == VMAF_CUDA_OK) {}
-    if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs));
+    for (unsigned k = 0; k < n_dist; ++k)
+        if (n[k] == 0) return fail(n_dist > 1 ? "no frames to score in \"" + a.dist[k] + "\"" : "no frames to score");
+    if (vmaf_cuda_ladder_flush(lad) < 0) return fail(vmaf_cuda_ladder_error_message(lad));
+    for (unsigned k = 0; k < n_dist; ++k) {
+        int r;
+        while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {}
+        if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs[k]));
+    }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double fps = secs > 0 ? double(n) / secs : NAN;
 
-    if (!a.output.empty()) {
-        const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
-                                   : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
-        if (vmaf_cuda_write_log(vs, a.output.c_str(), lf, precision, fps) < 0)
-            return fail(vmaf_cuda_error_message(vs));
+    for (unsigned k = 0; k < n_dist; ++k) {
+        const double fps = secs > 0 ? double(n[k]) / secs : NAN;
+        if (!a.output.empty()) {
+            const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
+                                       : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
+            const std::string path = rendition_path(a.output, k, n_dist);
+            if (vmaf_cuda_write_log(vs[k], path.c_str(), lf, precision, fps) < 0)
+                return fail(vmaf_cuda_error_message(vs[k]));
+        }
     }
-
     if (!a.quiet)
-        std::fprintf(stderr, "%ld frames in %.3f s (%.1f frames/s)\n", n, secs, fps);
+        std::fprintf(stderr, "%ld frames in %.3f s (%.1f frames/s)\n", frames, secs,
+                     secs > 0 ? double(frames) / secs : NAN);
     // vmaf's lines, "<version or path>: <pooled mean>" per model on stderr (not with -q
-    // and -o), then ours: "VMAF score: X" of the first model on stdout
-    std::vector<double> scores;
-    for (unsigned i = 0; i < vmaf_cuda_model_count(vs); ++i) {
-        double score = 0;
-        if (vmaf_cuda_pooled(vs, vmaf_cuda_model_name(vs, i), VMAF_CUDA_POOL_MEAN, &score) < 0)
-            return fail(vmaf_cuda_error_message(vs));
-        const std::string label = model_label(i < a.models.size() ? a.models[i] : "");
-        if (!a.quiet || a.output.empty()) std::fprintf(stderr, "%s: %f\n", label.c_str(), score);
-        scores.push_back(score);
+    // and -o), then ours: "VMAF score: X" of the first model on stdout. A ladder prefixes
+    // each line with "rendition K: " (K 0-based, in -d order).
+    for (unsigned k = 0; k < n_dist; ++k) {
+        const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
+        std::vector<double> scores;
+        for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
+            double score = 0;
+            if (vmaf_cuda_pooled(vs[k], vmaf_cuda_model_name(vs[k], i), VMAF_CUDA_POOL_MEAN, &score) < 0)
+                return fail(vmaf_cuda_error_message(vs[k]));
+            const std::string label = model_label(i < a.models.size() ? a.models[i] : "");
+            if (!a.quiet || a.output.empty())
+                std::fprintf(stderr, "%s%s: %f\n", prefix.c_str(), label.c_str(), score);
+            scores.push_back(score);
+        }
+        // then, as vmaf, per bootstrap collection: "<label>: bagging, ci.p95: [lo, hi], stddev: s"
+        for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
+            if (!vmaf_cuda_model_bootstrap_count(vs[k], i)) continue;
+            const std::string name = vmaf_cuda_model_name(vs[k], i);
+            double v[4];
+            const char* suffix[4] = {"_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev"};
+            for (int j = 0; j < 4; ++j)
+                if (vmaf_cuda_pooled(vs[k], (name + suffix[j]).c_str(), VMAF_CUDA_POOL_MEAN, &v[j]) < 0)
+                    return fail(vmaf_cuda_error_message(vs[k]));
+            if (!a.quiet || a.output.empty())
+                std::fprintf(stderr, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n", prefix.c_str(),
+                             model_label(i < a.models.size() ? a.models[i] : "").c_str(), v[0],
+                             v[1], v[2], v[3]);
+        }
+        std::fflush(stderr);
+        if (!scores.empty()) std::printf("%sVMAF score: %f\n", prefix.c_str(), scores[0]);
+        std::fflush(stdout);
     }
-    // then, as vmaf, per bootstrap collection: "<label>: bagging, ci.p95: [lo, hi], stddev: s"
-    for (unsigned i = 0; i < vmaf_cuda_model_count(vs); ++i) {
-        if (!vmaf_cuda_model_bootstrap_count(vs, i)) continue;
-        const std::string name = vmaf_cuda_model_name(vs, i);
-        double v[4];
-        const char* suffix[4] = {"_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev"};
-        for (int k = 0; k < 4; ++k)
-            if (vmaf_cuda_pooled(vs, (name + suffix[k]).c_str(), VMAF_CUDA_POOL_MEAN, &v[k]) < 0)
-                return fail(vmaf_cuda_error_message(vs));
-        if (!a.quiet || a.output.empty())
-            std::fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
-                         model_label(i < a.models.size() ? a.models[i] : "").c_str(), v[0], v[1],
-                         v[2], v[3]);
-    }
-    std::fflush(stderr);
-    if (!scores.empty()) std::printf("VMAF score: %f\n", scores[0]);
     return 0;
 }
 
@@ -248,7 +308,11 @@ int main(int argc, char** argv) {
                  "Inputs are raw planar YUV (give -w -h -p -b) or Y4M."};
     app.set_help_flag("--help", "Print this help and exit");
     app.add_option("-r,--reference", a.ref, "Reference video (.yuv or .y4m)")->required();
-    app.add_option("-d,--distorted", a.dist, "Distorted video (.yuv or .y4m)")->required();
+    app.add_option("-d,--distorted", a.dist,
+                   "Distorted video (.yuv or .y4m); give it several times to score a ladder's "
+                   "renditions against one reference (the reference's work is shared; -o then "
+                   "needs %d, the 0-based rendition index)")
+        ->required()->take_all();
     app.add_option("-w,--width", a.width, "Width of raw YUV input");
     app.add_option("-h,--height", a.height, "Height of raw YUV input");
     app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")

@@ -60,6 +60,7 @@ def make_clip(ffmpeg, src, out, width, height, qp, verbose):
 
 def bench_case(a, name, dis, ref, sw):
     dec = [] if sw else ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+    dec = dec + a.dec_opts.split()
     loop = ["-stream_loop", str(a.loops - 1)] if a.loops > 1 else []
     inputs = loop + dec + ["-i", dis] + loop + dec + ["-i", ref]
     base = [a.ffmpeg, "-hide_banner", "-nostdin", "-y"]
@@ -97,6 +98,9 @@ def main():
     ap.add_argument("--vmaf-opts", default="",
                     help="more vmaf_cuda options, e.g. \"feature='name=psnr|name=cambi'\" or "
                          "\"model=version=vmaf_v1.0.16_3d0h\"")
+    ap.add_argument("--dec-opts", default="",
+                    help="more input options for both inputs, in the decode-only and the "
+                         "end-to-end runs alike, e.g. \"-extra_hw_frames 16\"")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     a.ffmpeg = os.path.abspath(a.ffmpeg)
@@ -126,6 +130,8 @@ def main():
     print("(fps = frame pairs / wall seconds of the ffmpeg process; ffmpeg's own fps= in parentheses)")
     if a.vmaf_opts:
         print("(vmaf_cuda options: %s)" % a.vmaf_opts)
+    if a.dec_opts:
+        print("(input options: %s)" % a.dec_opts)
     return 0
 
 

@@ -413,3 +413,64 @@ TEST_CASE("CLI psnr and ciede of the chroma planes equal libvmaf's", "[.chroma][
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI ladder: -d several times, each rendition's log equals its own run",
+          "[golden][cli][ladder]") {
+    const fs::path dir = tmp_dir();
+    GoldenCase full = find_case("testsrc2_320x240_8bit"), shorter = find_case("testsrc2_320x240_8bit_3f");
+    REQUIRE(!full.name.empty());
+    REQUIRE(!shorter.name.empty());
+    const std::string size = " -w 320 -h 240 -p 420 -b 8 --backend " + test_backend() +
+                             " --json --precision max";
+    // renditions: the full distorted clip, a 3-frame one (ends early), the reference itself
+    const std::vector<std::string> dists = {full.dist, shorter.dist, full.ref};
+    std::string args = "-r '" + full.ref + "'";
+    for (const auto& d : dists) args += " -d '" + d + "'";
+    const Proc p = run(args + size + " -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg:name=neg"
+                       " --feature psnr -o '" + (dir / "lad.%d.json").string() + "'");
+    INFO(p.output);
+    REQUIRE(p.status == 0);
+    CHECK(p.output.find("ended before") != std::string::npos);
+    auto load = [](const fs::path& f) {
+        std::ifstream in(f);
+        REQUIRE(in);
+        nlohmann::json j = nlohmann::json::parse(in);
+        j.erase("fps");
+        return j;
+    };
+    for (std::size_t k = 0; k < dists.size(); ++k) {
+        INFO("rendition " << k);
+        const fs::path own = dir / ("own." + std::to_string(k) + ".json");
+        const Proc q = run("-r '" + full.ref + "' -d '" + dists[k] + "'" + size +
+                           " -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg:name=neg"
+                           " --feature psnr -o '" + own.string() + "'");
+        INFO(q.output);
+        REQUIRE(q.status == 0);
+        const auto a = load(dir / ("lad." + std::to_string(k) + ".json")), b = load(own);
+        CHECK(a.at("frames").size() == (k == 1 ? 3u : full.frames));
+        CHECK(a == b);
+        // "rendition K: VMAF score: X" equals the single run's "VMAF score: X"
+        const std::string line = "rendition " + std::to_string(k) + ": VMAF score: ";
+        const auto at = p.output.find(line);
+        REQUIRE(at != std::string::npos);
+        const auto own_at = q.output.find("VMAF score: ");
+        REQUIRE(own_at != std::string::npos);
+        CHECK(p.output.substr(at + line.size(), 10) == q.output.substr(own_at + 12, 10));
+    }
+    SECTION("errors: -o without %d, a rendition of another size") {
+        const Proc e = run(args + size + " -o '" + (dir / "x.json").string() + "'");
+        CHECK(e.status != 0);
+        CHECK(e.output.find("%d") != std::string::npos);
+        const GoldenCase odd = find_case("testsrc2_321x241_8bit");
+        REQUIRE(!odd.name.empty());
+        const fs::path y4m = dir / "odd.y4m";
+        write_layout(odd, odd.dist, y4m, 420, true);
+        const Proc f = run("-r '" + full.ref + "' -d '" + full.dist + "' -d '" + y4m.string() + "'" +
+                           size + " -o '" + (dir / "y.%d.json").string() + "'");
+        INFO(f.output);
+        CHECK(f.status != 0);
+        CHECK(f.output.find("321x241") != std::string::npos);
+        CHECK(f.output.find("320x240") != std::string::npos);
+    }
+    fs::remove_all(dir);
+}
