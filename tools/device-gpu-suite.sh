@@ -57,6 +57,9 @@ if [ -x "$B/libvmaf_log_gpu_test" ]; then
 fi
 step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
   --workdir "$PWD/.carry/clips"
+# vmaf-cuda-batch on NVDEC frames, every GPU of the host (clips made by device-bundle.sh).
+[ -d .carry/batch-clips ] && step batch_gpu 300 python3 tests/batch/batch_test.py --gpu \
+  --tool tools/vmaf-cuda-batch --ffmpeg "$B/ffmpeg" --clips "$PWD/.carry/batch-clips"
 if [ -f .carry/sample/dist.mp4 ]; then
   # tools/demo.sh's GPU command on its sample: NVDEC frames straight into vmaf_cuda.
   step demo_gpu 120 "$B/ffmpeg" -nostdin -hide_banner -nostats \

@@ -18,7 +18,12 @@ slurm.conf), makes small clips with the system ffmpeg (libx264), then:
     full resubmission skips the finished ones (their logs and outcome untouched);
   - runs the same manifest locally and the dry run.
 Without root, the Slurm or munge binaries, or when the daemons do not start, it prints
-"SKIPPED: reason" and exits 77. Standard library only.
+"SKIPPED: reason" and exits 77.
+--gpu (suite gpu): the manifest on NVDEC frames and the CUDA backend, on every GPU of the
+host, against direct runs on NVDEC frames (scale_cuda); then, where Slurm can run here,
+on a cluster with GPU gres (each task --gres=gpu:1). Without a CUDA device: SKIP.
+--make-clips --clips DIR makes the clips only (for a GPU machine without an encoder).
+Standard library only.
 """
 
 import argparse
@@ -67,8 +72,8 @@ def free_port():
 
 # --------------------------------------------------------------- a one-node cluster
 class Cluster:
-    def __init__(self, root):
-        self.root, self.procs = root, []
+    def __init__(self, root, gpus=0):
+        self.root, self.procs, self.gpus = root, [], gpus
         self.env = dict(os.environ, SLURM_CONF=os.path.join(root, "slurm.conf"))
 
     def start(self):
@@ -110,10 +115,17 @@ class Cluster:
             "MpiDefault": "none", "ReturnToService": "2", "SlurmdTimeout": "60",
             "MinJobAge": "600", "JobRequeue": "1",
         }
+        gres = ""
+        if self.gpus:  # GPU gres: each task gets one (CUDA_VISIBLE_DEVICES)
+            conf["GresTypes"] = "gpu"
+            gres = " Gres=gpu:%d" % self.gpus
+            with open(os.path.join(r, "gres.conf"), "w") as f:
+                f.write("Name=gpu File=/dev/nvidia[0-%d]\n" % (self.gpus - 1))
         with open(self.env["SLURM_CONF"], "w") as f:
             for k, v in conf.items():
                 f.write("%s=%s\n" % (k, v))
-            f.write("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d RealMemory=%d State=UNKNOWN\n" % (node, cpus, mem))
+            f.write("NodeName=%s NodeAddr=127.0.0.1 CPUs=%d RealMemory=%d%s State=UNKNOWN\n" % (
+                node, cpus, mem, gres))
             # up to 4 tasks a core: the tiny test tasks run side by side
             f.write("PartitionName=batch Nodes=%s Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4\n"
                     % node)
@@ -160,7 +172,16 @@ class Cluster:
 
 
 # --------------------------------------------------------------- clips and expectations
+CLIPS = ["%s_%s.mp4" % (t, k) for t in "abc" for k in ("ref", "hi", "lo", "small")] + ["c_short.mp4", "broken.mp4"]
+
+
 def make_clips(ff, d):
+    """The clips in folder d, made with ff (libx264) unless all are there already (a GPU
+    machine without an encoder gets them made beforehand: --make-clips)."""
+    if all(os.path.isfile(os.path.join(d, c)) for c in CLIPS):
+        return
+    if not ff:
+        raise Skip("no system ffmpeg to make the clips")
     p = run([ff, "-hide_banner", "-encoders"], check_rc=False)
     if "libx264" not in p.stdout:
         raise Skip("the system ffmpeg (%s) has no libx264 to make the clips" % ff)
@@ -219,15 +240,18 @@ def perc5(values):
     return v[max(1, math.ceil(5 * len(v) / 100)) - 1]
 
 
-def direct(ffmpeg, root, title, rend, work):
-    """The expected report row of one rendition: the filter run alone on it."""
+def direct(ffmpeg, root, title, rend, work, gpu=False):
+    """The expected report row of one rendition: the filter run alone on it (gpu: NVDEC
+    frames, scale_cuda, backend=cuda)."""
     base = title["title"].split("/")[0]
     logp = os.path.join(work, "direct-%d.json" % len(os.listdir(work)))
-    pre = "[0:v]scale=%s[d];[d]" % rend["scale"].replace("x", ":") if rend.get("scale") else "[0:v]"
-    graph = "%s[1:v]vmaf_cuda=log_fmt=json:backend=cpu:precision=max:log_path=%s%s" % (
-        pre, logp, DIRECT_OPTIONS.get(base, ""))
-    p = run([ffmpeg, "-nostdin", "-hide_banner", "-i", os.path.join(root, rend["path"]), "-i",
-             os.path.join(root, title["reference"]), "-filter_complex", graph, "-f", "null", "-"])
+    pre = "[0:v]%s=%s[d];[d]" % ("scale_cuda" if gpu else "scale", rend["scale"].replace("x", ":")) \
+        if rend.get("scale") else "[0:v]"
+    graph = "%s[1:v]vmaf_cuda=log_fmt=json:backend=%s:precision=max:log_path=%s%s" % (
+        pre, "cuda" if gpu else "cpu", logp, DIRECT_OPTIONS.get(base, ""))
+    hw = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"] if gpu else []
+    p = run([ffmpeg, "-nostdin", "-hide_banner"] + hw + ["-i", os.path.join(root, rend["path"])] + hw +
+            ["-i", os.path.join(root, title["reference"]), "-filter_complex", graph, "-f", "null", "-"])
     d = json.load(open(logp))
     pm, models = d["pooled_metrics"], DIRECT_MODELS.get(base, ["vmaf"])
     row = {"frames": len(d["frames"]), "vmaf_mean": pm[models[0]]["mean"]}
@@ -300,138 +324,210 @@ def compare(label, report_dir, expected, ladder):
           "%s: the short rendition's misalignment warning is in the report" % label)
 
 
+def cuda_devices():
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for l in p.stdout.splitlines() if l.startswith("GPU ")) if p.returncode == 0 else 0
+
+
+def slurm_missing():
+    if os.geteuid() != 0:
+        return "not root: the test cluster runs slurmctld and slurmd as SlurmUser=root"
+    missing = [b for b in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
+               if not shutil.which(b)]
+    if missing:
+        return "not installed: %s (Debian: slurm-wlm munge; tools/setup-debian.sh)" % " ".join(missing)
+    return None
+
+
+def slurm_suite(a, work, t, ts, manifest, expected, ladder):
+    cl, ntitles = t.cl, len(ts)
+    # dry run: the scripts and sbatch commands, nothing written
+    dry = t.tool("run", manifest, "--out", os.path.join(work, "dry"), "--slurm", "--dry-run",
+                 "--backend", "cpu", "--ffmpeg", a.ffmpeg).stdout
+    check("#!/bin/sh" in dry and "--array=0-%d" % (ntitles - 1) in dry and "--dependency=afterok:" in dry
+          and not os.path.exists(os.path.join(work, "dry")),
+          "dry run prints the scripts and the sbatch commands, writes nothing")
+
+    # the array, with a task requeued while it runs (as a preemption does)
+    out = os.path.join(work, "out")
+    slow = ts[0]["title"]
+    sub = t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg,
+                 env={"VMAF_CUDA_BATCH_TEST_DELAY": slow + "=8"}).stdout
+    print(sub.strip())
+    state = json.load(open(os.path.join(out, "batch.json")))
+    job = state["submissions"][-1]["arrays"][0]["job"]
+    check(state["submissions"][-1]["arrays"][0]["tasks"] == "0-%d" % (ntitles - 1),
+          "one array job of %d tasks (job %s) and a report job" % (ntitles, job))
+    seen = {"requeued": False, "human": ""}
+
+    def during(st):
+        if not seen["requeued"] and st["titles"][0]["status"] == "running":
+            seen["human"] = t.tool("status", out).stdout
+            # requeued, it starts again after cred_expire (AuthInfo: 10 s)
+            run(["scontrol", "requeue", "%s_0" % job], env=cl.env)
+            seen["requeued"] = True
+    st = t.wait_all(out, during=during)
+    print(seen["human"].strip())
+    check(seen["requeued"] and re.search(r"running [1-9]", seen["human"]) and "%s_0 on" % job in seen["human"],
+          "status while the array runs: a task running (job %s_0 on the node)" % job)
+    rec = json.load(open(os.path.join(out, "titles", state["titles"][0]["dir"], "task.json")))
+    check(rec["status"] == "done" and rec["slurm_restart_count"] == 1,
+          "the requeued task ran again (SLURM_RESTART_COUNT=1) and completed")
+    check(st["counts"] == {"done": ntitles - 2, "running": 0, "failed": 2, "pending": 0},
+          "status: %d done, 2 failed" % (ntitles - 2))
+    human = t.tool("status", out).stdout
+    print(human.strip())
+    check("failed 2" in human and "missing file" in human and "report: " + out in human,
+          "status is readable: counts, the failed titles with their errors, the report")
+    compare("slurm", out, expected, ladder)
+    titles_csv = list(csv.DictReader(open(os.path.join(out, "titles.csv"))))
+    check(len(titles_csv) == ntitles and titles_csv[0]["status"] == "done" and
+          float(titles_csv[0]["vmaf_mean_worst"]) == min(
+              v["vmaf_mean"] for k, v in expected.items() if k[0] == ts[0]["title"]),
+          "titles.csv: a summary per title (worst rendition's vmaf_mean)")
+
+    # resume after fixing the missing file: only the unfinished tasks are submitted
+    done_dirs = [x["dir"] for x in state["titles"] if not x["title"].startswith(("delta", "echo"))]
+    started = lambda: {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"]
+                       for d in done_dirs}
+    before = started()
+    shutil.copy(os.path.join(work, "media", "a_lo.mp4"), os.path.join(work, "media", "gone.mp4"))
+    t.tool("resume", out)
+    state = json.load(open(os.path.join(out, "batch.json")))
+    failed_idx = [i for i, x in enumerate(ts) if x["title"].startswith(("delta", "echo"))]
+    tasks = state["submissions"][-1]["arrays"][0]["tasks"]
+    check(tasks in (",".join(map(str, failed_idx)), "%d-%d" % (failed_idx[0], failed_idx[-1])),
+          "resume submits only the unfinished tasks (%s)" % tasks)
+    t.wait_all(out)
+    check(before == started(), "resume left the finished titles alone")
+    gone = [x for x in ts if x["title"].startswith("delta")][0]
+    expected[(gone["title"], "gone")] = direct(a.ffmpeg, work, gone, gone["renditions"][0],
+                                               os.path.join(work, "direct"))
+    compare("resumed", out, expected, ladder)
+
+    # a full resubmission: every task starts, the complete ones skip themselves
+    t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg)
+    st = t.wait_all(out)
+    logs = "".join(open(os.path.join(out, "slurm", "logs", f)).read()
+                   for f in os.listdir(os.path.join(out, "slurm", "logs")))
+    check(before == started() and logs.count("complete, skipped") >= len(done_dirs) and
+          st["counts"]["done"] == ntitles - 1,
+          "a full resubmission skips the complete tasks (logs and outcome untouched)")
+    compare("resubmitted", out, expected, ladder)
+
+    # the same manifest on this host
+    lout = os.path.join(work, "local")
+    p = t.tool("run", manifest, "--out", lout, "--backend", "cpu", "--jobs", "2", "--ffmpeg", a.ffmpeg,
+               check_rc=False)
+    check(p.returncode == 1 and "1 of %d title(s) failed" % ntitles in p.stdout,
+          "local run: exit 1, one title failed")
+    compare("local", lout, expected, ladder)
+
+
+def gpu_suite(a, work, ts, manifest, expected, ladder, ngpu):
+    """NVDEC frames on every GPU of the host, then (with Slurm here) on GPU gres."""
+    t = T(a, work, None)
+    lout = os.path.join(work, "gpu-local")
+    p = t.tool("run", manifest, "--out", lout, "--ffmpeg", a.ffmpeg, check_rc=False)
+    print(p.stdout.strip())
+    check(p.returncode == 1 and "on %d GPU(s)" % ngpu in p.stdout and "2 of %d title(s) failed" % len(ts) in p.stdout,
+          "local run on %d GPU(s) (backend auto): exit 1, the two bad titles failed" % ngpu)
+    recs = [json.load(open(os.path.join(lout, "titles", d, "task.json"))) for d in os.listdir(os.path.join(lout, "titles"))]
+    check(all(r.get("backend") == "cuda" for r in recs if r["status"] == "done"), "every title scored on the GPU")
+    compare("gpu local", lout, expected, ladder)
+    why = slurm_missing()
+    if why:
+        print("note: Slurm with GPU gres not tried: %s" % why)
+        return
+    t.cl = Cluster(os.path.join(work, "slurm"), gpus=ngpu)
+    try:
+        t.cl.start()
+    except Skip as e:
+        print("note: Slurm with GPU gres not tried: %s" % e)
+        return
+    try:
+        out = os.path.join(work, "gpu-slurm")
+        t.tool("run", manifest, "--out", out, "--slurm", "--ffmpeg", a.ffmpeg)
+        state = json.load(open(os.path.join(out, "batch.json")))
+        check(state["gres"] == "gpu:1", "the cluster's GPU gres is found: --gres=gpu:1 per task")
+        t.wait_all(out)
+        recs = [json.load(open(os.path.join(out, "titles", x["dir"], "task.json"))) for x in state["titles"]]
+        check(all(r.get("backend") == "cuda" for r in recs if r["status"] == "done"),
+              "every Slurm task scored on its GPU")
+        compare("gpu slurm", out, expected, ladder)
+    finally:
+        t.cl.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tool", required=True)
-    ap.add_argument("--ffmpeg", required=True)
+    ap.add_argument("--tool")
+    ap.add_argument("--ffmpeg")
     ap.add_argument("--clip-ffmpeg", default=shutil.which("ffmpeg"))
+    ap.add_argument("--clips", help="folder of the clips (made there when missing)")
+    ap.add_argument("--make-clips", action="store_true", help="only make the clips (--clips)")
+    ap.add_argument("--gpu", action="store_true", help="NVDEC and the CUDA backend (locally; on Slurm "
+                                                      "with GPU gres when it can run here)")
     ap.add_argument("--workdir")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
+    if a.make_clips:
+        if not a.clips:
+            ap.error("--make-clips needs --clips DIR")
+        os.makedirs(a.clips, exist_ok=True)
+        make_clips(a.clip_ffmpeg, a.clips)
+        return 0
+    if not a.tool or not a.ffmpeg:
+        ap.error("--tool and --ffmpeg are required")
     a.tool, a.ffmpeg = os.path.abspath(a.tool), os.path.abspath(a.ffmpeg)
     work = tempfile.mkdtemp(prefix="vmaf_batch_", dir=a.workdir)
-    cluster = None
+    t = None
     try:
-        if os.geteuid() != 0:
-            raise Skip("not root: the test cluster runs slurmctld and slurmd as SlurmUser=root")
-        missing = [b for b in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
-                   if not shutil.which(b)]
-        if missing:
-            raise Skip("not installed: %s (Debian: slurm-wlm munge; tools/setup-debian.sh)" % " ".join(missing))
-        if not a.clip_ffmpeg:
-            raise Skip("no system ffmpeg to make the clips")
+        ngpu = cuda_devices() if a.gpu else 0
+        if a.gpu and not ngpu:
+            raise Skip("no CUDA device found (nvidia-smi -L)")
+        why = None if a.gpu else slurm_missing()
+        if why:
+            raise Skip(why)
         if not os.access(a.ffmpeg, os.X_OK):
             raise Fail("no project ffmpeg at %s" % a.ffmpeg)
         ladder = "renditions" in run([a.ffmpeg, "-hide_banner", "-h", "filter=vmaf_cuda"]).stdout
         print("ladder filter (renditions=): %s" % ("yes" if ladder else "no: one rendition per title"))
-        os.makedirs(os.path.join(work, "media"))
-        make_clips(a.clip_ffmpeg, os.path.join(work, "media"))
+        media = os.path.join(work, "media")
+        if a.clips:
+            make_clips(a.clip_ffmpeg, a.clips)
+            shutil.copytree(a.clips, media)
+        else:
+            os.makedirs(media)
+            make_clips(a.clip_ffmpeg, media)
         ts = titles(ladder)
         manifest = os.path.join(work, "manifest.jsonl")
         with open(manifest, "w") as f:
             f.write("# vmaf-cuda-batch test manifest\n")
-            for t in ts:
-                f.write(json.dumps(t) + "\n")
+            for x in ts:
+                f.write(json.dumps(x) + "\n")
         dwork = os.path.join(work, "direct")
         os.makedirs(dwork)
         expected = {}
-        for t in ts:
-            for r in t["renditions"]:
-                key = (t["title"], r["name"])
-                if t["title"].startswith("delta"):
+        for x in ts:
+            for r in x["renditions"]:
+                key = (x["title"], r["name"])
+                if x["title"].startswith("delta"):
                     expected[key] = {"error": "missing file: "}
-                elif t["title"].startswith("echo"):
+                elif x["title"].startswith("echo"):
                     expected[key] = {"error": "ffmpeg failed"}
                 else:
-                    expected[key] = direct(a.ffmpeg, work, t, r, dwork)
-        ntitles = len(ts)
-
-        cluster = Cluster(os.path.join(work, "slurm"))
-        cluster.start()
-        print("cluster up: %s" % run(["sinfo", "-h"], env=cluster.env).stdout.strip())
-        t = T(a, work, cluster)
-
-        # dry run: the scripts and sbatch commands, nothing written
-        dry = t.tool("run", manifest, "--out", os.path.join(work, "dry"), "--slurm", "--dry-run",
-                     "--backend", "cpu", "--ffmpeg", a.ffmpeg).stdout
-        check("#!/bin/sh" in dry and "--array=0-%d" % (ntitles - 1) in dry and "--dependency=afterok:" in dry
-              and not os.path.exists(os.path.join(work, "dry")),
-              "dry run prints the scripts and the sbatch commands, writes nothing")
-
-        # the array, with a task requeued while it runs (as a preemption does)
-        out = os.path.join(work, "out")
-        slow = ts[0]["title"]
-        sub = t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg,
-                     env={"VMAF_CUDA_BATCH_TEST_DELAY": slow + "=8"}).stdout
-        print(sub.strip())
-        state = json.load(open(os.path.join(out, "batch.json")))
-        job = state["submissions"][-1]["arrays"][0]["job"]
-        check(state["submissions"][-1]["arrays"][0]["tasks"] == "0-%d" % (ntitles - 1),
-              "one array job of %d tasks (job %s) and a report job" % (ntitles, job))
-        seen = {"requeued": False, "human": ""}
-
-        def during(st):
-            s0 = st["titles"][0]
-            if not seen["requeued"] and s0["status"] == "running":
-                seen["human"] = t.tool("status", out).stdout
-                # requeued, it starts again after cred_expire (AuthInfo above: 10 s)
-                run(["scontrol", "requeue", "%s_0" % job], env=cluster.env)
-                seen["requeued"] = True
-        st = t.wait_all(out, during=during)
-        print(seen["human"].strip())
-        check(seen["requeued"] and re.search(r"running [1-9]", seen["human"]) and "%s_0 on" % job in seen["human"],
-              "status while the array runs: a task running (job %s_0 on the node)" % job)
-        rec = json.load(open(os.path.join(out, "titles", state["titles"][0]["dir"], "task.json")))
-        check(rec["status"] == "done" and rec["slurm_restart_count"] == 1,
-              "the requeued task ran again (SLURM_RESTART_COUNT=1) and completed")
-        check(st["counts"] == {"done": ntitles - 2, "running": 0, "failed": 2, "pending": 0},
-              "status: %d done, 2 failed" % (ntitles - 2))
-        human = t.tool("status", out).stdout
-        print(human.strip())
-        check("failed 2" in human and "missing file" in human and "report: " + out in human,
-              "status is readable: counts, the failed titles with their errors, the report")
-        compare("slurm", out, expected, ladder)
-        titles_csv = list(csv.DictReader(open(os.path.join(out, "titles.csv"))))
-        check(len(titles_csv) == ntitles and titles_csv[0]["status"] == "done" and
-              float(titles_csv[0]["vmaf_mean_worst"]) == min(
-                  v["vmaf_mean"] for k, v in expected.items() if k[0] == ts[0]["title"]),
-              "titles.csv: a summary per title (worst rendition's vmaf_mean)")
-
-        # resume after fixing the missing file: only the unfinished tasks are submitted
-        done_dirs = [x["dir"] for x in state["titles"] if not x["title"].startswith(("delta", "echo"))]
-        before = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
-        shutil.copy(os.path.join(work, "media", "a_lo.mp4"), os.path.join(work, "media", "gone.mp4"))
-        t.tool("resume", out)
-        state = json.load(open(os.path.join(out, "batch.json")))
-        failed_idx = [i for i, x in enumerate(ts) if x["title"].startswith(("delta", "echo"))]
-        check(state["submissions"][-1]["arrays"][0]["tasks"] == ",".join(map(str, failed_idx)) or
-              state["submissions"][-1]["arrays"][0]["tasks"] == "%d-%d" % (failed_idx[0], failed_idx[-1]),
-              "resume submits only the unfinished tasks (%s)" % state["submissions"][-1]["arrays"][0]["tasks"])
-        t.wait_all(out)
-        after = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
-        check(before == after, "resume left the finished titles alone")
-        gone = [x for x in ts if x["title"].startswith("delta")][0]
-        expected[(gone["title"], "gone")] = direct(a.ffmpeg, work, gone, gone["renditions"][0], dwork)
-        compare("resumed", out, expected, ladder)
-
-        # a full resubmission: every task starts, the complete ones skip themselves
-        t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg)
-        st = t.wait_all(out)
-        after = {d: json.load(open(os.path.join(out, "titles", d, "task.json")))["started"] for d in done_dirs}
-        logs = "".join(open(os.path.join(out, "slurm", "logs", f)).read()
-                       for f in os.listdir(os.path.join(out, "slurm", "logs")))
-        check(before == after and logs.count("complete, skipped") >= len(done_dirs) and
-              st["counts"]["done"] == ntitles - 1,
-              "a full resubmission skips the complete tasks (logs and outcome untouched)")
-        compare("resubmitted", out, expected, ladder)
-
-        # the same manifest on this host
-        lout = os.path.join(work, "local")
-        p = t.tool("run", manifest, "--out", lout, "--backend", "cpu", "--jobs", "2", "--ffmpeg", a.ffmpeg,
-                   check_rc=False)
-        check(p.returncode == 1 and "1 of %d title(s) failed" % ntitles in p.stdout,
-              "local run: exit 1, one title failed")
-        compare("local", lout, expected, ladder)
+                    expected[key] = direct(a.ffmpeg, work, x, r, dwork, gpu=a.gpu)
+        if a.gpu:
+            gpu_suite(a, work, ts, manifest, expected, ladder, ngpu)
+        else:
+            t = T(a, work, Cluster(os.path.join(work, "slurm")))
+            t.cl.start()
+            print("cluster up: %s" % run(["sinfo", "-h"], env=t.cl.env).stdout.strip())
+            slurm_suite(a, work, t, ts, manifest, expected, ladder)
         print("1 passed, 0 failed")
         return 0
     except Skip as e:
@@ -439,14 +535,14 @@ def main():
         return SKIP
     except Fail as e:
         print("FAIL: %s" % e)
-        if cluster:
-            print("slurmctld: %s\nslurmd: %s" % (cluster.tail("slurmctld"), cluster.tail("slurmd")))
+        if t and t.cl:
+            print("slurmctld: %s\nslurmd: %s" % (t.cl.tail("slurmctld"), t.cl.tail("slurmd")))
         print("0 passed, 1 failed (work folder kept: %s)" % work)
         a.keep = True
         return 1
     finally:
-        if cluster:
-            cluster.stop()
+        if t and t.cl:
+            t.cl.stop()
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
 
