@@ -54,7 +54,7 @@ for n in p.CLIP_NAMES: c.get(n)
 '
 cp "$builddir"/tests/v1016_gpu_test "$builddir"/tests/libvmaf_log_gpu_test \
    "$builddir"/tests/ssim_cambi_api_gpu_test "$builddir"/tests/psnr_ciede_gpu_test \
-   "$builddir"/tests/v1016_models_gpu_test .carry/bin/ 2>/dev/null || true
+   "$builddir"/tests/v1016_models_gpu_test "$builddir"/tests/ladder_gpu_test .carry/bin/ 2>/dev/null || true
 strip .carry/bin/* 2>/dev/null || true
 if [ -n "${ARCH_CHECK_BUILD:-}" ]; then
   mkdir -p .carry/sm80
