@@ -18,6 +18,8 @@
  * Each pair is logged at AV_LOG_DEBUG as
  *   "pair N: main T s, reference T s"   (N: frame index in the log, T: timestamp)
  *   "unscored: main T s (no reference frame)"
+ * Every message starts with `prefix` ("rendition 2: " for a ladder's rendition, whose
+ * "main" is the rendition; vmaf_cuda_ladder.c).
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
