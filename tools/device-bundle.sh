@@ -51,6 +51,9 @@ class R:
     tmp = staticmethod(lambda n: ".carry/clips/" + n)
 c = p.Clips(R(), "ffmpeg")
 for n in p.CLIP_NAMES: c.get(n)
+import ladder_test as l
+c = l.LadderClips(R(), "ffmpeg")
+for n in l.CLIP_NAMES: c.get(n)
 '
 cp "$builddir"/tests/v1016_gpu_test "$builddir"/tests/libvmaf_log_gpu_test \
    "$builddir"/tests/ssim_cambi_api_gpu_test "$builddir"/tests/psnr_ciede_gpu_test \

@@ -63,6 +63,10 @@ if [ -x "$B/libvmaf_log_gpu_test" ]; then
 fi
 step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
   --workdir "$PWD/.carry/clips"
+# Encoder ladders on NVDEC frames (scale_cuda renditions): each rendition against a
+# separate two-input run; device memory flat over a long run.
+step ladder_gpu 600 python3 tests/filter/ladder_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
+  --workdir "$PWD/.carry/clips" --frames "${LADDER_FRAMES:-20000}"
 if [ -f .carry/sample/dist.mp4 ]; then
   # tools/demo.sh's GPU command on its sample: NVDEC frames straight into vmaf_cuda.
   step demo_gpu 120 "$B/ffmpeg" -nostdin -hide_banner -nostats \
