@@ -29,6 +29,11 @@
  * at the end, covering exactly the frames that were output (-frames:v N). Where the
  * pairing looks unintended, vmaf_cuda_pairing.c warns (libvmaf is silent).
  *
+ * renditions=N (N > 1) scores N distorted renditions against one reference (an encoder
+ * ladder): inputs main0..mainN-1 and reference, outputs out0..outN-1, each rendition
+ * paired and scored as a two-input vmaf_cuda would; vmaf_cuda_ladder.c. What both share
+ * (the context, one scored output: VmafCudaStream) is in vmaf_cuda_filter.h.
+ *
  * This file lives in the vmaf_cuda repository (filter/) and is copied into FFmpeg's
  * libavfilter/ by patches/build-ffmpeg.sh; compat.h absorbs version differences.
  */
@@ -64,9 +69,7 @@
 #include "video.h"
 
 #include "vf_vmaf_cuda_compat.h"
-#include "vmaf_cuda_live_ff.h"
-#include "vmaf_cuda_pairing.h"
-#include "vmaf_cuda_picture.h"
+#include "vmaf_cuda_filter.h"
 
 /** CUDA's handle of the legacy default stream (CU_STREAM_LEGACY, cudaStreamLegacy). */
 #define VMAF_CUDA_STREAM_LEGACY ((void *)(uintptr_t)0x1)
@@ -85,57 +88,6 @@ typedef struct KeptFrames {
     int64_t index;
 } KeptFrames;
 
-typedef struct VmafCudaContext {
-    const AVClass *class;
-    FFFrameSync fs;
-
-    /* options */
-    char *model;
-    char *feature;
-    char *log_path;
-    char *log_fmt;
-    char *pool;
-    int n_threads;
-    int n_subsample;
-    int prefetch;
-    int precision;
-    int backend;
-    int cuda_device;
-    char *window;                /**< live QA (vmaf_cuda_live.h): window=, window_log=, sei= */
-    int window_log;
-    int sei;
-
-    /* state */
-    VmafCudaSession *session;
-    AVBufferRef *hw_device;      /**< keeps FFmpeg's CUDA context alive until the session is closed */
-    int hw_frames;               /**< inputs are CUDA frames */
-    unsigned bpc, shift;         /**< bits per sample; main's sample shift (P010: 6) */
-    VmafCudaLayout layout[2];    /**< main's, the reference's (CUDA layouts may differ) */
-    int with_chroma;             /**< the pictures carry chroma (not with 4:0:0, nor when two
-                                      CUDA layouts differ in subsampling) */
-    char chroma_note[320];       /**< why chroma is not passed ("" when it is, or 4:0:0) */
-    enum VmafCudaLogFormat log_format;
-    enum VmafCudaPool pool_method;
-    unsigned nb_models;          /**< models of the session; their scores are the last names */
-    AVFifo *pending;             /**< PendingFrame, oldest first */
-    AVFifo *kept;                /**< KeptFrames, oldest first (CUDA frames) */
-    AVFifo *out_index;           /**< library index (-1: none) of each frame sent downstream
-                                      that may still wait in the output link */
-    int64_t nb_sent;             /**< frame pairs sent to the library */
-    int64_t nb_scored;           /**< frames whose scores came back */
-    int64_t nb_out_indexed;      /**< frames with a library index sent downstream */
-    VmafCudaPlaneCopy copy[2];   /**< positive-pitch copies of flipped software planes */
-    VmafCudaPairing pairing;
-    int sdr_models;              /**< every model is built in (all are SDR models) */
-    int64_t t_first_send;        /**< av_gettime_relative() of the first send */
-    int64_t t_flush;
-    int flushed;
-    int eof_done;
-    int ndjson;                  /**< log_fmt=ndjson: log_path is the streaming log */
-    int keep_history;            /**< the session keeps every frame (settings.keep_history) */
-    VmafCudaLive *live;          /**< windows, NDJSON, SEI; NULL when none is asked for */
-} VmafCudaContext;
-
 #define OFFSET(x) offsetof(VmafCudaContext, x)
 #define FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
 
@@ -144,7 +96,8 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(model), AV_OPT_TYPE_STRING, { .str = "version=vmaf_v0.6.1" }, 0, 0, FLAGS },
     { "feature", "extra features, '|'-separated (name=psnr|name=float_ssim:enable_lcs=true|name=cambi; also ciede, float_ms_ssim, speed_chroma, adm, vif, motion, float_*)",
       OFFSET(feature), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
-    { "log_path", "file to write the libvmaf-format log to",
+    { "log_path", "file to write the libvmaf-format log to (renditions > 1: with %d, the "
+      "rendition's index from 0, e.g. vmaf_%d.json)",
       OFFSET(log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "log_fmt", "log format: xml, json, csv, sub, or ndjson (a line per frame as it is scored)",
       OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
@@ -178,6 +131,12 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(window_log), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
     { "sei", "attach each frame's scores as SEI user data unregistered side data",
       OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    { "renditions", "encoder ladder: N distorted renditions against one reference; inputs "
+      "main0..mainN-1 then reference (1: main, reference), outputs out0..outN-1 (1: default), "
+      "every other option for each; each rendition must have the reference's size, so scale "
+      "it first: scale_cuda=W:H per rendition for CUDA frames (NVDEC), scale=W:H for software "
+      "frames",
+      OFFSET(renditions), AV_OPT_TYPE_INT, { .i64 = 1 }, 1, VMAF_CUDA_MAX_RENDITIONS, FLAGS },
     { NULL }
 };
 
@@ -186,7 +145,7 @@ FRAMESYNC_DEFINE_CLASS(vmaf_cuda, VmafCudaContext, fs);
 static int on_event(FFFrameSync *fs);
 static int finish(AVFilterContext *ctx);
 
-static int status_to_averror(int status)
+int vmaf_cuda_ff_status_to_averror(int status)
 {
     switch (status) {
     case VMAF_CUDA_OK:      return 0;
@@ -199,14 +158,20 @@ static int status_to_averror(int status)
     }
 }
 
+int vmaf_cuda_ff_stream_error(AVFilterContext *ctx, const VmafCudaStream *st,
+                              const char *call, int status)
+{
+    const char *msg = st->session ? vmaf_cuda_error_message(st->session) : "";
+    av_log(ctx, AV_LOG_ERROR, "%s%s failed: %s%s%s\n", st->prefix, call,
+           vmaf_cuda_strerror(status), msg && *msg ? ": " : "", msg ? msg : "");
+    return vmaf_cuda_ff_status_to_averror(status);
+}
+
 /** Logs a failed library call with the session's message and returns an AVERROR. */
 static int session_error(AVFilterContext *ctx, const char *call, int status)
 {
     VmafCudaContext *s = ctx->priv;
-    const char *msg = s->session ? vmaf_cuda_error_message(s->session) : "";
-    av_log(ctx, AV_LOG_ERROR, "%s failed: %s%s%s\n", call, vmaf_cuda_strerror(status),
-           msg && *msg ? ": " : "", msg ? msg : "");
-    return status_to_averror(status);
+    return vmaf_cuda_ff_stream_error(ctx, &s->st, call, status);
 }
 
 /** Every software format whose planes the library reads (vmaf_cuda_picture.h), plus
@@ -230,11 +195,12 @@ static AVFilterFormats *supported_formats(void)
     return list;
 }
 
-/* One list shared by both inputs and the output, as FFmpeg's libvmaf filter does: the
- * negotiation then gives both inputs one pixel format, and FFmpeg converts the input
- * whose format differs (yuv420p against yuv444p, 8-bit against 10-bit), so both are
- * scored as libvmaf scores them. CUDA frames cannot be converted by negotiation: two
- * CUDA inputs meet here as "cuda", and config_input_ref compares their layouts. */
+/* One list shared by every input and output, as FFmpeg's libvmaf filter does: the
+ * negotiation then gives all inputs one pixel format, and FFmpeg converts an input
+ * whose format differs (yuv420p against yuv444p, 8-bit against 10-bit), so they are
+ * scored as libvmaf scores them. CUDA frames cannot be converted by negotiation: CUDA
+ * inputs meet here as "cuda", and config_input_ref (a ladder: vmaf_cuda_ladder.c)
+ * compares their layouts. */
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
@@ -243,10 +209,12 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
 
     if (!list)
         return AVERROR(ENOMEM);
-    if ((ret = ff_formats_ref(list, &cfg_in[0]->formats)) < 0 ||
-        (ret = ff_formats_ref(list, &cfg_in[1]->formats)) < 0 ||
-        (ret = ff_formats_ref(list, &cfg_out[0]->formats)) < 0)
-        return ret;
+    for (unsigned i = 0; i < ctx->nb_inputs; i++)
+        if ((ret = ff_formats_ref(list, &cfg_in[i]->formats)) < 0)
+            return ret;
+    for (unsigned i = 0; i < ctx->nb_outputs; i++)
+        if ((ret = ff_formats_ref(list, &cfg_out[i]->formats)) < 0)
+            return ret;
     return 0;
 }
 
@@ -256,6 +224,49 @@ static void live_options(const VmafCudaContext *s, VmafCudaLiveOptions *o)
     *o = (VmafCudaLiveOptions){ .window = s->window, .window_log = s->window_log, .sei = s->sei,
                                 .ndjson = s->ndjson, .log_path = s->log_path,
                                 .precision = s->precision, .pool = s->pool_method };
+}
+
+int vmaf_cuda_ff_check_log_path(AVFilterContext *ctx, const char *path)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    if (path && !(s->ndjson && vmaf_cuda_live_path_is_stream(path))) {
+        /* the log is written at the end (NDJSON: at the first scored frame): find out
+         * now when it cannot be, leaving no file behind (the library writes a temporary
+         * file and renames it) */
+        int existed = !access(path, F_OK);
+        FILE *f = fopen(path, "a");
+        if (!f) {
+            int err = AVERROR(errno);
+            av_log(ctx, AV_LOG_ERROR, "cannot write the log file '%s': %s\n", path,
+                   av_err2str(err));
+            return err;
+        }
+        fclose(f);
+        if (!existed)
+            remove(path);
+    }
+    return 0;
+}
+
+static int config_input_ref(AVFilterLink *inlink);
+static int config_output(AVFilterLink *outlink);
+
+/** The pads of the two-input filter (renditions=1). */
+static int append_pads(AVFilterContext *ctx)
+{
+    AVFilterPad main_pad = { .name = "main", .type = AVMEDIA_TYPE_VIDEO };
+    AVFilterPad ref_pad = { .name = "reference", .type = AVMEDIA_TYPE_VIDEO,
+                            .config_props = config_input_ref };
+    AVFilterPad out_pad = { .name = "default", .type = AVMEDIA_TYPE_VIDEO,
+                            .config_props = config_output };
+    int ret;
+
+    if ((ret = ff_append_inpad(ctx, &main_pad)) < 0 ||
+        (ret = ff_append_inpad(ctx, &ref_pad)) < 0 ||
+        (ret = ff_append_outpad(ctx, &out_pad)) < 0)
+        return ret;
+    return 0;
 }
 
 static av_cold int init(AVFilterContext *ctx)
@@ -291,36 +302,20 @@ static av_cold int init(AVFilterContext *ctx)
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
     }
-
-    if (s->log_path && !(s->ndjson && vmaf_cuda_live_path_is_stream(s->log_path))) {
-        /* the log is written at the end (NDJSON: at the first scored frame): find out
-         * now when it cannot be, leaving no file behind (the library writes a temporary
-         * file and renames it) */
-        int existed = !access(s->log_path, F_OK);
-        FILE *f = fopen(s->log_path, "a");
-        if (!f) {
-            int err = AVERROR(errno);
-            av_log(ctx, AV_LOG_ERROR, "cannot write the log file '%s': %s\n", s->log_path,
-                   av_err2str(err));
-            return err;
-        }
-        fclose(f);
-        if (!existed)
-            remove(s->log_path);
-    }
-
-    s->fs.on_event = on_event;
     s->sdr_models = !s->model || !strstr(s->model, "path=");
-    s->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
-    s->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
-    s->out_index = av_fifo_alloc2(8, sizeof(int64_t), AV_FIFO_FLAG_AUTO_GROW);
-    if (!s->pending || !s->kept || !s->out_index)
-        return AVERROR(ENOMEM);
-    return 0;
+    if (s->renditions > 1)
+        return vmaf_cuda_ladder_ff_init(ctx);
+
+    if ((ret = vmaf_cuda_ff_check_log_path(ctx, s->log_path)) < 0)
+        return ret;
+    if ((ret = append_pads(ctx)) < 0)
+        return ret;
+    s->fs.on_event = on_event;
+    s->st.log_path = s->log_path;
+    return vmaf_cuda_ff_stream_init(&s->st);
 }
 
-/** Describes a link's frames for messages: "854x480 yuv420p" or "854x480 cuda(p010le)". */
-static void describe_link(AVFilterLink *link, char *buf, size_t size)
+void vmaf_cuda_ff_describe_link(AVFilterLink *link, char *buf, size_t size)
 {
     FilterLink *l = ff_filter_link(link);
     const char *name = av_get_pix_fmt_name(link->format);
@@ -334,8 +329,7 @@ static void describe_link(AVFilterLink *link, char *buf, size_t size)
     }
 }
 
-/** The format whose layout the frames of `link` have (sw_format for CUDA frames). */
-static enum AVPixelFormat layout_format(AVFilterLink *link)
+enum AVPixelFormat vmaf_cuda_ff_layout_format(AVFilterLink *link)
 {
     FilterLink *l = ff_filter_link(link);
 
@@ -354,7 +348,8 @@ static int config_input_ref(AVFilterLink *inlink)
     AVFilterContext *ctx = inlink->dst;
     VmafCudaContext *s = ctx->priv;
     AVFilterLink *mainlink = ctx->inputs[0], *reflink = ctx->inputs[1];
-    enum AVPixelFormat main_fmt = layout_format(mainlink), ref_fmt = layout_format(reflink);
+    enum AVPixelFormat main_fmt = vmaf_cuda_ff_layout_format(mainlink),
+                       ref_fmt = vmaf_cuda_ff_layout_format(reflink);
     const AVPixFmtDescriptor *main_desc = av_pix_fmt_desc_get(main_fmt);
     const AVPixFmtDescriptor *ref_desc = av_pix_fmt_desc_get(ref_fmt);
     VmafCudaLayout ml, rl;
@@ -362,8 +357,8 @@ static int config_input_ref(AVFilterLink *inlink)
     char main_str[96], ref_str[96];
     int err = 0;
 
-    describe_link(mainlink, main_str, sizeof(main_str));
-    describe_link(reflink, ref_str, sizeof(ref_str));
+    vmaf_cuda_ff_describe_link(mainlink, main_str, sizeof(main_str));
+    vmaf_cuda_ff_describe_link(reflink, ref_str, sizeof(ref_str));
 
     if ((mainlink->format == AV_PIX_FMT_CUDA) != (reflink->format == AV_PIX_FMT_CUDA)) {
         av_log(ctx, AV_LOG_ERROR, "main is %s but reference is %s: both inputs must be CUDA "
@@ -445,6 +440,70 @@ static int config_input_ref(AVFilterLink *inlink)
     return 0;
 }
 
+int vmaf_cuda_ff_settings(AVFilterContext *ctx, AVFilterLink *hwlink, int width, int height,
+                          unsigned bpc, enum VmafCudaChroma chroma, VmafCudaSettings *st)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    vmaf_cuda_default_settings(st);
+    st->width = width;
+    st->height = height;
+    st->bpc = bpc;
+    st->chroma = chroma;
+    st->backend = s->backend;
+    st->models = s->model;
+    st->features = s->feature;
+    st->n_subsample = s->n_subsample;
+    st->n_threads = s->n_threads;
+    st->cuda_device = s->cuda_device;
+    st->keep_history = s->keep_history;
+
+    if (hwlink) {
+#if CONFIG_CUDA
+        AVHWFramesContext *fc = (AVHWFramesContext *)ff_filter_link(hwlink)->hw_frames_ctx->data;
+        AVCUDADeviceContext *dev = fc->device_ctx->hwctx;
+        if (s->backend == VMAF_CUDA_BACKEND_CPU) {
+            av_log(ctx, AV_LOG_ERROR, "backend=cpu cannot read CUDA frames: use backend=cuda "
+                   "(or auto), or hwdownload the frames\n");
+            return AVERROR(EINVAL);
+        }
+        st->backend = VMAF_CUDA_BACKEND_CUDA;
+        st->cuda_context = dev->cuda_ctx;
+        av_buffer_unref(&s->hw_device);
+        s->hw_device = av_buffer_ref(fc->device_ref);
+        if (!s->hw_device)
+            return AVERROR(ENOMEM);
+        /* FFmpeg writes CUDA frames (NVDEC output copies, hwupload_cuda, scale_cuda) on
+         * the device's stream, where NULL means CUDA's legacy default stream. The library
+         * reads NULL as "use a stream of your own", which would not be ordered after
+         * those writes: name the legacy stream explicitly instead. */
+        st->cuda_stream = dev->stream ? (void *)dev->stream : VMAF_CUDA_STREAM_LEGACY;
+#else
+        return AVERROR(ENOSYS);
+#endif
+    }
+    return 0;
+}
+
+void vmaf_cuda_ff_banner(AVFilterContext *ctx, VmafCudaSession *vs, const VmafCudaSettings *st,
+                         const char *extra)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    av_log(ctx, AV_LOG_VERBOSE, "per-frame history: %s\n", s->keep_history ?
+           "kept (a whole-stream log or a percentile pool needs it)" :
+           "not kept (memory stays flat over the stream)");
+    if (*vmaf_cuda_open_warning(vs))
+        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(vs));
+    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s, %s%s; "
+           "CUDA kernels: %s\n",
+           vmaf_cuda_version(), vmaf_cuda_backend_name(vs),
+           s->hw_frames ? "CUDA" : "software", st->width, st->height, st->bpc,
+           s->shift ? " (high bits)" : "",
+           s->chroma_note[0] ? "luma only" : vmaf_cuda_chroma_name(st->chroma), extra,
+           *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
+}
+
 static int open_session(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
@@ -453,63 +512,18 @@ static int open_session(AVFilterContext *ctx)
     char err[512] = "";
     int ret;
 
-    vmaf_cuda_default_settings(&st);
-    st.width = mainlink->w;
-    st.height = mainlink->h;
-    st.bpc = s->bpc;
-    st.chroma = s->layout[0].chroma;
-    st.backend = s->backend;
-    st.models = s->model;
-    st.features = s->feature;
-    st.n_subsample = s->n_subsample;
-    st.n_threads = s->n_threads;
-    st.cuda_device = s->cuda_device;
-    st.keep_history = s->keep_history;
-
-    if (s->hw_frames) {
-#if CONFIG_CUDA
-        AVHWFramesContext *fc = (AVHWFramesContext *)ff_filter_link(mainlink)->hw_frames_ctx->data;
-        AVCUDADeviceContext *dev = fc->device_ctx->hwctx;
-        if (s->backend == VMAF_CUDA_BACKEND_CPU) {
-            av_log(ctx, AV_LOG_ERROR, "backend=cpu cannot read CUDA frames: use backend=cuda "
-                   "(or auto), or hwdownload the frames\n");
-            return AVERROR(EINVAL);
-        }
-        st.backend = VMAF_CUDA_BACKEND_CUDA;
-        st.cuda_context = dev->cuda_ctx;
-        s->hw_device = av_buffer_ref(fc->device_ref);
-        if (!s->hw_device)
-            return AVERROR(ENOMEM);
-        /* FFmpeg writes CUDA frames (NVDEC output copies, hwupload_cuda, scale_cuda) on
-         * the device's stream, where NULL means CUDA's legacy default stream. The library
-         * reads NULL as "use a stream of your own", which would not be ordered after
-         * those writes: name the legacy stream explicitly instead. */
-        st.cuda_stream = dev->stream ? (void *)dev->stream : VMAF_CUDA_STREAM_LEGACY;
-#else
-        return AVERROR(ENOSYS);
-#endif
-    }
-
-    ret = vmaf_cuda_open(&s->session, &st, err, sizeof(err));
+    if ((ret = vmaf_cuda_ff_settings(ctx, s->hw_frames ? mainlink : NULL, mainlink->w,
+                                     mainlink->h, s->bpc, s->layout[0].chroma, &st)) < 0)
+        return ret;
+    ret = vmaf_cuda_open(&s->st.session, &st, err, sizeof(err));
     if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "cannot open the VMAF session: %s%s%s\n",
                vmaf_cuda_strerror(ret), *err ? ": " : "", err);
-        s->session = NULL;
-        return status_to_averror(ret);
+        s->st.session = NULL;
+        return vmaf_cuda_ff_status_to_averror(ret);
     }
-    s->nb_models = vmaf_cuda_model_count(s->session);
-    av_log(ctx, AV_LOG_VERBOSE, "per-frame history: %s\n", s->keep_history ?
-           "kept (a whole-stream log or a percentile pool needs it)" :
-           "not kept (memory stays flat over the stream)");
-    if (*vmaf_cuda_open_warning(s->session))
-        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_open_warning(s->session));
-    av_log(ctx, AV_LOG_INFO, "vmaf_cuda %s: %s backend, %s frames, %ux%u, %u-bit%s, %s; "
-           "CUDA kernels: %s\n",
-           vmaf_cuda_version(), vmaf_cuda_backend_name(s->session),
-           s->hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
-           s->shift ? " (high bits)" : "",
-           s->chroma_note[0] ? "luma only" : vmaf_cuda_chroma_name(st.chroma),
-           *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
+    s->nb_models = vmaf_cuda_model_count(s->st.session);
+    vmaf_cuda_ff_banner(ctx, s->st.session, &st, "");
     return 0;
 }
 
@@ -541,10 +555,11 @@ static int config_output(AVFilterLink *outlink)
     vmaf_cuda_pairing_uninit(&s->pairing);
     if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base)) < 0)
         return ret;
-    if (!s->session && (ret = open_session(ctx)) < 0)
+    if (!s->st.session && (ret = open_session(ctx)) < 0)
         return ret;
     live_options(s, &live);
-    if (!s->live && (ret = vmaf_cuda_live_ff_open(ctx, &live, s->session, outlink, &s->live)) < 0)
+    if (!s->st.live &&
+        (ret = vmaf_cuda_live_ff_open(ctx, &live, s->st.session, outlink, &s->st.live)) < 0)
         return ret;
     return 0;
 }
@@ -558,7 +573,8 @@ static void set_metadata_value(AVFrame *frame, const char *key, double value)
 
 /** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
  *  the features first and then one score per model, in the order of the model option. */
-static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFrameScores *fs)
+static void attach_scores(VmafCudaContext *s, VmafCudaSession *vs, AVFrame *frame,
+                          const VmafCudaFrameScores *fs)
 {
     char key[256];
 
@@ -566,8 +582,8 @@ static void attach_scores(VmafCudaContext *s, AVFrame *frame, const VmafCudaFram
      * scores of their own, written after the models'), everything else as a feature. */
     for (unsigned i = 0; i < fs->count; i++) {
         int model = -1;
-        for (unsigned m = 0; s->session && m < s->nb_models && model < 0; m++) {
-            const char *name = vmaf_cuda_model_name(s->session, m);
+        for (unsigned m = 0; vs && m < s->nb_models && model < 0; m++) {
+            const char *name = vmaf_cuda_model_name(vs, m);
             if (name && !strcmp(name, fs->names[i]))
                 model = (int)m;
         }
@@ -592,48 +608,71 @@ static void free_pending(PendingFrame *p)
 }
 
 /** Frees the CUDA frames kept for frames the library no longer reads (every one: `all`). */
-static void release_kept(VmafCudaContext *s, int all)
+static void release_kept(VmafCudaStream *st, int all)
 {
-    int64_t released = s->session ? vmaf_cuda_pictures_released(s->session) : INT64_MAX;
+    int64_t released = st->session ? vmaf_cuda_pictures_released(st->session) : INT64_MAX;
     KeptFrames k;
 
-    while (av_fifo_peek(s->kept, &k, 1, 0) >= 0 && (all || k.index < released)) {
-        av_fifo_drain2(s->kept, 1);
+    while (av_fifo_peek(st->kept, &k, 1, 0) >= 0 && (all || k.index < released)) {
+        av_fifo_drain2(st->kept, 1);
         av_frame_free(&k.dist);
         av_frame_free(&k.ref);
     }
 }
 
+int vmaf_cuda_ff_stream_init(VmafCudaStream *st)
+{
+    st->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
+    st->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
+    st->out_index = av_fifo_alloc2(8, sizeof(int64_t), AV_FIFO_FLAG_AUTO_GROW);
+    if (!st->pending || !st->kept || !st->out_index)
+        return AVERROR(ENOMEM);
+    return 0;
+}
+
+void vmaf_cuda_ff_stream_uninit(VmafCudaStream *st)
+{
+    PendingFrame p;
+
+    while (st->pending && av_fifo_read(st->pending, &p, 1) >= 0)
+        free_pending(&p);
+    av_fifo_freep2(&st->pending);
+    if (st->kept)
+        release_kept(st, 1);
+    av_fifo_freep2(&st->kept);
+    av_fifo_freep2(&st->out_index);
+}
+
 /** Forgets the frames sent downstream that the next filter has taken from the output
  *  link: what is left in out_index is still queued there (not output, if it stays). */
-static void update_out_index(AVFilterContext *ctx)
+void vmaf_cuda_ff_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *st)
 {
-    VmafCudaContext *s = ctx->priv;
-    size_t queued = ctx->outputs[0] ? ff_inlink_queued_frames(ctx->outputs[0]) : 0;
+    AVFilterLink *outlink = st->out < ctx->nb_outputs ? ctx->outputs[st->out] : NULL;
+    size_t queued = outlink ? ff_inlink_queued_frames(outlink) : 0;
 
-    if (s->out_index && av_fifo_can_read(s->out_index) > queued)
-        av_fifo_drain2(s->out_index, av_fifo_can_read(s->out_index) - queued);
+    if (st->out_index && av_fifo_can_read(st->out_index) > queued)
+        av_fifo_drain2(st->out_index, av_fifo_can_read(st->out_index) - queued);
 }
 
 /** Sends the oldest queued frame downstream. */
-static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
+static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFrameScores *scores)
 {
     VmafCudaContext *s = ctx->priv;
     PendingFrame p;
     AVFrame *out;
     int ret;
 
-    if (av_fifo_read(s->pending, &p, 1) < 0)
+    if (av_fifo_read(st->pending, &p, 1) < 0)
         return AVERROR_BUG;
     out = p.dist;
     p.dist = NULL;
-    if (s->hw_frames && p.index >= 0 && s->session &&
-        p.index >= (int64_t)vmaf_cuda_pictures_released(s->session)) {
+    if (s->hw_frames && p.index >= 0 && st->session &&
+        p.index >= (int64_t)vmaf_cuda_pictures_released(st->session)) {
         /* a CUDA frame going out before the library has read it (one that n_subsample
          * skips): keep references until it has */
         KeptFrames k = { .dist = av_frame_clone(out), .ref = p.ref, .index = p.index };
         p.ref = NULL;
-        if (!k.dist || (ret = av_fifo_write(s->kept, &k, 1)) < 0) {
+        if (!k.dist || (ret = av_fifo_write(st->kept, &k, 1)) < 0) {
             av_frame_free(&k.dist);
             av_frame_free(&k.ref);
             av_frame_free(&out);
@@ -642,18 +681,18 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
     }
     free_pending(&p);
     if (scores)
-        attach_scores(s, out, scores);
-    if (scores && s->live && (ret = vmaf_cuda_live_ff_attach(ctx, s->live, out, scores)) < 0) {
+        attach_scores(s, st->session, out, scores);
+    if (scores && st->live && (ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores)) < 0) {
         av_frame_free(&out);
         return ret;
     }
-    if ((ret = av_fifo_write(s->out_index, &p.index, 1)) < 0) {
+    if ((ret = av_fifo_write(st->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
         return ret;
     }
     if (p.index >= 0)
-        s->nb_out_indexed++;
-    return ff_filter_frame(ctx->outputs[0], out);
+        st->nb_out_indexed++;
+    return ff_filter_frame(ctx->outputs[st->out], out);
 }
 
 /**
@@ -662,44 +701,56 @@ static int emit_head(AVFilterContext *ctx, const VmafCudaFrameScores *scores)
  * n_subsample) go out as soon as they are at the head of the queue. After the
  * flush, `all` empties the queue.
  */
-static int drain(AVFilterContext *ctx, int all)
+int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
 {
-    VmafCudaContext *s = ctx->priv;
     VmafCudaFrameScores fs;
     PendingFrame head;
-    int st = VMAF_CUDA_EAGAIN, ret;
+    int rc = VMAF_CUDA_EAGAIN, ret;
 
-    while (s->session && (st = vmaf_cuda_receive(s->session, &fs)) == VMAF_CUDA_OK) {
-        s->nb_scored++;
-        while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && head.index < (int64_t)fs.index) {
-            if ((ret = emit_head(ctx, NULL)) < 0)
+    while (st->session && (rc = vmaf_cuda_receive(st->session, &fs)) == VMAF_CUDA_OK) {
+        st->nb_scored++;
+        while (av_fifo_peek(st->pending, &head, 1, 0) >= 0 && head.index < (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, st, NULL)) < 0)
                 return ret;
         }
-        if (av_fifo_peek(s->pending, &head, 1, 0) >= 0 && head.index == (int64_t)fs.index) {
-            if ((ret = emit_head(ctx, &fs)) < 0)
+        if (av_fifo_peek(st->pending, &head, 1, 0) >= 0 && head.index == (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, st, &fs)) < 0)
                 return ret;
         }
     }
-    if (s->session && st != VMAF_CUDA_EAGAIN && st != VMAF_CUDA_EOF)
-        return session_error(ctx, "vmaf_cuda_receive", st);
+    if (st->session && rc != VMAF_CUDA_EAGAIN && rc != VMAF_CUDA_EOF)
+        return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
 
-    while (av_fifo_peek(s->pending, &head, 1, 0) >= 0 &&
+    while (av_fifo_peek(st->pending, &head, 1, 0) >= 0 &&
            (head.index < 0 || !head.scored || all)) {
-        if ((ret = emit_head(ctx, NULL)) < 0)
+        if ((ret = emit_head(ctx, st, NULL)) < 0)
             return ret;
     }
-    release_kept(s, 0);
+    release_kept(st, 0);
     return 0;
 }
 
-static int queue_frame(VmafCudaContext *s, AVFrame *dist, AVFrame *ref, int64_t index,
-                       int scored)
+int vmaf_cuda_ff_stream_queue(VmafCudaStream *st, AVFrame *dist, AVFrame *ref, int64_t index,
+                              int scored)
 {
     PendingFrame p = { .dist = dist, .ref = ref, .index = index, .scored = scored };
-    int ret = av_fifo_write(s->pending, &p, 1);
+    int ret = av_fifo_write(st->pending, &p, 1);
     if (ret < 0)
         free_pending(&p);
     return ret;
+}
+
+int vmaf_cuda_ff_stream_flush(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    int rc;
+
+    if (st->session && !st->flushed) {
+        st->flushed = 1;
+        st->t_flush = av_gettime_relative();
+        if ((rc = vmaf_cuda_flush(st->session)) < 0)
+            return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+    }
+    return 0;
 }
 
 /** The planes of `frame` (which: 0 main, 1 reference) as the library reads them. */
@@ -716,28 +767,29 @@ static int on_event(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
     VmafCudaContext *s = ctx->priv;
+    VmafCudaStream *st = &s->st;
     AVFrame *dist = NULL, *ref = NULL, *ref_keep = NULL;
     VmafCudaPicture pic_ref, pic_dist;
-    int ret, st, scored;
+    int ret, rc, scored;
 
     if ((ret = ff_framesync_dualinput_get(fs, &dist, &ref)) < 0)
         return ret;
     if (!dist)
         return 0;
-    if (ctx->is_disabled || !ref || s->flushed) {
+    if (ctx->is_disabled || !ref || st->flushed) {
         if (!ctx->is_disabled &&
             (ret = vmaf_cuda_pairing_event(&s->pairing, ctx, fs, dist, NULL, -1,
                                            s->sdr_models)) < 0) {
             av_frame_free(&dist);
             return ret;
         }
-        if ((ret = queue_frame(s, dist, NULL, -1, 0)) < 0)
+        if ((ret = vmaf_cuda_ff_stream_queue(st, dist, NULL, -1, 0)) < 0)
             return ret;
         /* the reference has ended (eof_action=pass): no frame will follow the ones sent,
          * so flush now rather than hold the rest of the main stream until its end */
-        if (!ref && s->nb_sent && !s->flushed && ff_outlink_get_status(ctx->inputs[1]))
+        if (!ref && st->nb_sent && !st->flushed && ff_outlink_get_status(ctx->inputs[1]))
             return finish(ctx);
-        return drain(ctx, 0);
+        return vmaf_cuda_ff_stream_drain(ctx, st, 0);
     }
     if (dist->width != ctx->inputs[0]->w || dist->height != ctx->inputs[0]->h ||
         ref->width != dist->width || ref->height != dist->height) {
@@ -747,7 +799,7 @@ static int on_event(FFFrameSync *fs)
         av_frame_free(&dist);
         return AVERROR(EINVAL);
     }
-    if ((ret = vmaf_cuda_pairing_event(&s->pairing, ctx, fs, dist, ref, s->nb_sent,
+    if ((ret = vmaf_cuda_pairing_event(&s->pairing, ctx, fs, dist, ref, st->nb_sent,
                                        s->sdr_models)) < 0 ||
         (ret = fill_picture(ctx, dist, 0, &pic_dist)) < 0 ||
         (ret = fill_picture(ctx, ref, 1, &pic_ref)) < 0) {
@@ -762,36 +814,32 @@ static int on_event(FFFrameSync *fs)
             return AVERROR(ENOMEM);
         }
     }
-    if (!s->nb_sent)
-        s->t_first_send = av_gettime_relative();
-    st = vmaf_cuda_send(s->session, &pic_ref, &pic_dist);
-    if (st < 0) {
+    if (!st->nb_sent)
+        st->t_first_send = av_gettime_relative();
+    rc = vmaf_cuda_send(st->session, &pic_ref, &pic_dist);
+    if (rc < 0) {
         av_frame_free(&dist);
         av_frame_free(&ref_keep);
-        ret = session_error(ctx, "vmaf_cuda_send", st);
-        if (st == VMAF_CUDA_EINVAL && s->chroma_note[0])
+        ret = session_error(ctx, "vmaf_cuda_send", rc);
+        if (rc == VMAF_CUDA_EINVAL && s->chroma_note[0])
             av_log(ctx, AV_LOG_ERROR, "%s\n", s->chroma_note);
         return ret;
     }
-    scored = s->n_subsample <= 1 || s->nb_sent % s->n_subsample == 0;
-    if ((ret = queue_frame(s, dist, ref_keep, s->nb_sent++, scored)) < 0)
+    scored = s->n_subsample <= 1 || st->nb_sent % s->n_subsample == 0;
+    if ((ret = vmaf_cuda_ff_stream_queue(st, dist, ref_keep, st->nb_sent++, scored)) < 0)
         return ret;
-    return drain(ctx, 0);
+    return vmaf_cuda_ff_stream_drain(ctx, st, 0);
 }
 
 /** End of stream: flush the library, attach the last scores, empty the queue. */
 static int finish(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
-    int st;
+    int ret;
 
-    if (s->session && !s->flushed) {
-        s->flushed = 1;
-        s->t_flush = av_gettime_relative();
-        if ((st = vmaf_cuda_flush(s->session)) < 0)
-            return session_error(ctx, "vmaf_cuda_flush", st);
-    }
-    return drain(ctx, 1);
+    if ((ret = vmaf_cuda_ff_stream_flush(ctx, &s->st)) < 0)
+        return ret;
+    return vmaf_cuda_ff_stream_drain(ctx, &s->st, 1);
 }
 
 static int activate(AVFilterContext *ctx)
@@ -799,9 +847,11 @@ static int activate(AVFilterContext *ctx)
     VmafCudaContext *s = ctx->priv;
     int ret;
 
+    if (s->ladder)
+        return vmaf_cuda_ladder_ff_activate(ctx);
     if ((ret = vmaf_cuda_pairing_observe(&s->pairing, ctx)) < 0)
         return ret;
-    update_out_index(ctx);
+    vmaf_cuda_ff_stream_update_out_index(ctx, &s->st);
     if ((ret = ff_framesync_activate(&s->fs)) < 0)
         return ret;
     /* framesync asks only the input it needs next, and ffmpeg feeds (and so decodes)
@@ -818,11 +868,11 @@ static int activate(AVFilterContext *ctx)
          * of that status in the output link's queue. */
         s->eof_done = 1;
         vmaf_cuda_pairing_report(&s->pairing, ctx);
-        if (!s->nb_sent) {
+        if (!s->st.nb_sent) {
             av_log(ctx, AV_LOG_ERROR, "no frame pair was scored (no main frame met a "
                    "reference frame): no log%s written, no VMAF score\n",
                    s->log_path ? " file" : "");
-            drain(ctx, 1);
+            vmaf_cuda_ff_stream_drain(ctx, &s->st, 1);
             return AVERROR(EINVAL);
         }
         return finish(ctx);
@@ -831,174 +881,159 @@ static int activate(AVFilterContext *ctx)
 }
 
 /** Frames with a library index that went downstream and were taken from the link. */
-static int64_t frames_output(AVFilterContext *ctx)
+static int64_t frames_output(AVFilterContext *ctx, VmafCudaStream *st)
 {
-    VmafCudaContext *s = ctx->priv;
-    int64_t n = s->nb_out_indexed, idx;
+    int64_t n = st->nb_out_indexed, idx;
 
-    update_out_index(ctx);
-    for (size_t i = 0; s->out_index && av_fifo_peek(s->out_index, &idx, 1, i) >= 0; i++)
+    vmaf_cuda_ff_stream_update_out_index(ctx, st);
+    for (size_t i = 0; st->out_index && av_fifo_peek(st->out_index, &idx, 1, i) >= 0; i++)
         n -= idx >= 0;
     return n;
 }
 
 /** The log file, then one "VMAF score:" line per model (as FFmpeg's libvmaf filter). */
-static void write_results(AVFilterContext *ctx)
+static void write_results(AVFilterContext *ctx, VmafCudaStream *st)
 {
     VmafCudaContext *s = ctx->priv;
-    int64_t output = frames_output(ctx);
+    const char *pre = st->prefix;
+    int64_t output = frames_output(ctx, st);
     double score;
-    int st;
+    int rc;
 
-    if (output < s->nb_sent) {
+    if (output < st->nb_sent) {
         /* the output was closed early (-frames:v N): log and pool what went out */
-        av_log(ctx, AV_LOG_VERBOSE, "%"PRId64" of the %"PRId64" frames sent were output: "
-               "the log and the score cover those\n", output, s->nb_sent);
-        st = vmaf_cuda_truncate(s->session, (unsigned)output);
-        if (st == VMAF_CUDA_ESTATE && !s->keep_history) {
+        av_log(ctx, AV_LOG_VERBOSE, "%s%"PRId64" of the %"PRId64" frames sent were output: "
+               "the log and the score cover those\n", pre, output, st->nb_sent);
+        rc = vmaf_cuda_truncate(st->session, (unsigned)output);
+        if (rc == VMAF_CUDA_ESTATE && !s->keep_history) {
             /* no history (no whole-stream log, no percentile pool): the session cannot
              * drop the frames that were not output */
-            av_log(ctx, AV_LOG_WARNING, "the VMAF score covers all %"PRId64" frames scored, "
+            av_log(ctx, AV_LOG_WARNING, "%sthe VMAF score covers all %"PRId64" frames scored, "
                    "%"PRId64" more than were output (without a whole-stream log the session "
-                   "keeps no per-frame history to drop them from)\n", s->nb_sent,
-                   s->nb_sent - output);
-            output = s->nb_sent;
-        } else if (st < 0) {
-            session_error(ctx, "vmaf_cuda_truncate", st);
+                   "keeps no per-frame history to drop them from)\n", pre, st->nb_sent,
+                   st->nb_sent - output);
+            output = st->nb_sent;
+        } else if (rc < 0) {
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
             return;
         }
     }
     if (!output) {
-        av_log(ctx, AV_LOG_ERROR, "no scored frame was output: no log%s written, no VMAF "
-               "score\n", s->log_path ? " file" : "");
+        av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "
+               "score\n", pre, st->log_path ? " file" : "");
         return;
     }
-    if (s->live && vmaf_cuda_live_finish(s->live, s->session, (uint64_t)output) < 0)
-        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(s->live));
-    if (s->log_path && !s->ndjson) {
-        double secs = (s->t_flush - s->t_first_send) / 1e6;
-        double fps = secs > 0 ? s->nb_sent / secs : NAN;
-        st = vmaf_cuda_write_log(s->session, s->log_path, s->log_format, s->precision, fps);
-        if (st < 0)
-            session_error(ctx, "vmaf_cuda_write_log", st);
+    if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0)
+        av_log(ctx, AV_LOG_WARNING, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
+    if (st->log_path && !s->ndjson) {
+        double secs = (st->t_flush - st->t_first_send) / 1e6;
+        double fps = secs > 0 ? st->nb_sent / secs : NAN;
+        rc = vmaf_cuda_write_log(st->session, st->log_path, s->log_format, s->precision, fps);
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
     }
     for (unsigned i = 0; i < s->nb_models; i++) {
-        st = vmaf_cuda_pooled(s->session, vmaf_cuda_model_name(s->session, i),
+        rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i),
                               s->pool_method, &score);
-        if (st < 0)
-            session_error(ctx, "vmaf_cuda_pooled", st);
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
         else
-            av_log(ctx, AV_LOG_INFO, "VMAF score: %f\n", score);
+            av_log(ctx, AV_LOG_INFO, "%sVMAF score: %f\n", pre, score);
     }
     /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
      * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
     for (unsigned i = 0; i < s->nb_models; i++) {
         static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev" };
-        const char *name = vmaf_cuda_model_name(s->session, i);
+        const char *name = vmaf_cuda_model_name(st->session, i);
         double v[4];
         char key[512];
         int k;
-        if (!vmaf_cuda_model_bootstrap_count(s->session, i))
+        if (!vmaf_cuda_model_bootstrap_count(st->session, i))
             continue;
         for (k = 0; k < 4; k++) {
             snprintf(key, sizeof(key), "%s%s", name, suffix[k]);
-            st = vmaf_cuda_pooled(s->session, key, s->pool_method, &v[k]);
-            if (st < 0)
+            rc = vmaf_cuda_pooled(st->session, key, s->pool_method, &v[k]);
+            if (rc < 0)
                 break;
         }
-        if (st < 0)
-            session_error(ctx, "vmaf_cuda_pooled", st);
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
         else
-            av_log(ctx, AV_LOG_INFO, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
-                   name, v[0], v[1], v[2], v[3]);
+            av_log(ctx, AV_LOG_INFO, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n",
+                   pre, name, v[0], v[1], v[2], v[3]);
     }
+}
+
+void vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    int rc;
+
+    if (!st->session || !st->nb_sent)
+        return;
+    if (!st->flushed) {
+        st->flushed = 1;
+        st->t_flush = av_gettime_relative();
+        if ((rc = vmaf_cuda_flush(st->session)) < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+    }
+    /* collect the remaining scores (the output is closed: nothing is sent on) */
+    for (;;) {
+        VmafCudaFrameScores fs;
+        rc = vmaf_cuda_receive(st->session, &fs);
+        if (rc != VMAF_CUDA_OK)
+            break;
+        st->nb_scored++;
+    }
+    if (rc != VMAF_CUDA_EOF && rc != VMAF_CUDA_EAGAIN)
+        vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+    else
+        write_results(ctx, st);
 }
 
 static av_cold void uninit(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
-    PendingFrame p;
-    int st;
 
-    if (s->session && s->nb_sent) {
-        vmaf_cuda_pairing_report(&s->pairing, ctx);
-        if (!s->flushed) {
-            s->flushed = 1;
-            s->t_flush = av_gettime_relative();
-            if ((st = vmaf_cuda_flush(s->session)) < 0)
-                session_error(ctx, "vmaf_cuda_flush", st);
+    if (s->ladder || s->renditions > 1) {
+        vmaf_cuda_ladder_ff_uninit(ctx);
+    } else {
+        if (s->st.session && s->st.nb_sent) {
+            vmaf_cuda_pairing_report(&s->pairing, ctx);
+            vmaf_cuda_ff_stream_results(ctx, &s->st);
         }
-        /* collect the remaining scores (the output is closed: nothing is sent on) */
-        for (;;) {
-            VmafCudaFrameScores fs;
-            st = vmaf_cuda_receive(s->session, &fs);
-            if (st != VMAF_CUDA_OK)
-                break;
-            s->nb_scored++;
-        }
-        if (st != VMAF_CUDA_EOF && st != VMAF_CUDA_EAGAIN)
-            session_error(ctx, "vmaf_cuda_receive", st);
-        else
-            write_results(ctx);
+        /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when
+         * the input's hardware frames appear, has no session and says nothing; at the
+         * end of the stream activate has already said it) */
+        if (s->st.session && !s->st.nb_sent && !s->eof_done)
+            av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no "
+                   "VMAF score\n", s->log_path ? " file" : "");
     }
 
-    /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when the
-     * input's hardware frames appear, has no session and says nothing; at the end of
-     * the stream activate has already said it) */
-    if (s->session && !s->nb_sent && !s->eof_done)
-        av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no VMAF score\n",
-               s->log_path ? " file" : "");
-
     ff_framesync_uninit(&s->fs);
-    vmaf_cuda_live_close(s->live);
-    s->live = NULL;
-    vmaf_cuda_close(s->session);
-    s->session = NULL;
-    while (s->pending && av_fifo_read(s->pending, &p, 1) >= 0)
-        free_pending(&p);
-    av_fifo_freep2(&s->pending);
-    if (s->kept)
-        release_kept(s, 1);
-    av_fifo_freep2(&s->kept);
-    av_fifo_freep2(&s->out_index);
+    vmaf_cuda_live_close(s->st.live);
+    s->st.live = NULL;
+    vmaf_cuda_close(s->st.session);
+    s->st.session = NULL;
+    vmaf_cuda_ff_stream_uninit(&s->st);
     vmaf_cuda_pairing_uninit(&s->pairing);
     for (int i = 0; i < 2; i++)
         av_freep(&s->copy[i].buf);
     av_buffer_unref(&s->hw_device);
 }
 
-static const AVFilterPad vmaf_cuda_inputs[] = {
-    {
-        .name         = "main",
-        .type         = AVMEDIA_TYPE_VIDEO,
-    },
-    {
-        .name         = "reference",
-        .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = config_input_ref,
-    },
-};
-
-static const AVFilterPad vmaf_cuda_outputs[] = {
-    {
-        .name         = "default",
-        .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = config_output,
-    },
-};
-
 const VmafCudaFilterDef ff_vf_vmaf_cuda = {
     .VMAF_CUDA_PUBLIC(name)        = "vmaf_cuda",
     .VMAF_CUDA_PUBLIC(description) = NULL_IF_CONFIG_SMALL("Calculate the VMAF between two video streams "
-                                                          "(libvmaf_cuda; CUDA or software frames)."),
+                                                          "(libvmaf_cuda; CUDA or software frames), "
+                                                          "or of N renditions against one reference "
+                                                          "(renditions=N)."),
     .VMAF_CUDA_PUBLIC(priv_class)  = &vmaf_cuda_class,
+    .VMAF_CUDA_PUBLIC(flags)       = AVFILTER_FLAG_DYNAMIC_INPUTS | AVFILTER_FLAG_DYNAMIC_OUTPUTS,
     .preinit        = vmaf_cuda_framesync_preinit,
     .init           = init,
     .uninit         = uninit,
     .activate       = activate,
     .priv_size      = sizeof(VmafCudaContext),
-    FILTER_INPUTS(vmaf_cuda_inputs),
-    FILTER_OUTPUTS(vmaf_cuda_outputs),
     FILTER_QUERY_FUNC2(query_formats),
     .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
 };

@@ -60,10 +60,20 @@ static int64_t frame_duration(const VmafCudaPairing *p, AVFilterLink *link, cons
 
 int vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx)
 {
-    if (!p->queue[1] || !ctx->inputs[0] || !ctx->inputs[1])
+    if (!ctx->inputs[0] || !ctx->inputs[1])
+        return 0;
+    return vmaf_cuda_pairing_observe_links(p, ctx->inputs[0], ctx->inputs[1]);
+}
+
+int vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
+                                    AVFilterLink *reflink)
+{
+    AVFilterLink *links[2] = { mainlink, reflink };
+
+    if (!p->queue[1])
         return 0;
     for (int i = 0; i < 2; i++) {
-        AVFilterLink *link = ctx->inputs[i];
+        AVFilterLink *link = links[i];
         int64_t consumed = ff_filter_link(link)->frame_count_out;
         size_t queued = ff_inlink_queued_frames(link);
 
@@ -98,8 +108,8 @@ static const char *ts_str(char *buf, int64_t pts, AVRational tb)
 
 /** At the first pair: what makes equal pictures score as different ones, or makes the
  *  scores meaningless. */
-static void start_checks(AVFilterContext *ctx, const AVFrame *dist, const AVFrame *ref,
-                         int sdr_models)
+static void start_checks(AVFilterContext *ctx, const char *prefix, const AVFrame *dist,
+                         const AVFrame *ref, int sdr_models)
 {
     const AVFrame *frames[2] = { dist, ref };
     static const char *const names[2] = { "main", "reference" };
@@ -107,22 +117,22 @@ static void start_checks(AVFilterContext *ctx, const AVFrame *dist, const AVFram
     for (int i = 0; i < 2; i++) {
         const AVFrame *f = frames[i];
         if (f->flags & AV_FRAME_FLAG_INTERLACED)
-            av_log(ctx, AV_LOG_WARNING, "the %s input is interlaced: VMAF scores each frame as "
-                   "one progressive picture; deinterlace both inputs first (e.g. bwdif)\n",
-                   names[i]);
+            av_log(ctx, AV_LOG_WARNING, "%sthe %s input is interlaced: VMAF scores each frame "
+                   "as one progressive picture; deinterlace both inputs first (e.g. bwdif)\n",
+                   prefix, names[i]);
         if (sdr_models && (f->color_trc == AVCOL_TRC_SMPTE2084 ||
                            f->color_trc == AVCOL_TRC_ARIB_STD_B67))
-            av_log(ctx, AV_LOG_WARNING, "the %s input has the %s transfer of HDR video (%s), "
+            av_log(ctx, AV_LOG_WARNING, "%sthe %s input has the %s transfer of HDR video (%s), "
                    "but the built-in VMAF models score SDR video: the scores are not "
-                   "meaningful for it\n", names[i],
+                   "meaningful for it\n", prefix, names[i],
                    f->color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : "HLG",
                    av_color_transfer_name(f->color_trc));
     }
     if (dist->color_range != AVCOL_RANGE_UNSPECIFIED &&
         ref->color_range != AVCOL_RANGE_UNSPECIFIED && dist->color_range != ref->color_range)
-        av_log(ctx, AV_LOG_WARNING, "colour ranges differ: main is %s range, reference is %s "
-               "range, so equal pictures have different samples; convert one to the other's "
-               "range first (e.g. scale=in_range=%s:out_range=%s on the main)\n",
+        av_log(ctx, AV_LOG_WARNING, "%scolour ranges differ: main is %s range, reference is "
+               "%s range, so equal pictures have different samples; convert one to the other's "
+               "range first (e.g. scale=in_range=%s:out_range=%s on the main)\n", prefix,
                av_color_range_name(dist->color_range), av_color_range_name(ref->color_range),
                av_color_range_name(dist->color_range), av_color_range_name(ref->color_range));
 }
@@ -148,8 +158,8 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFr
             p->main_before++;
         else
             p->main_after++;
-        av_log(ctx, AV_LOG_DEBUG, "unscored: main %s s (no reference frame)\n",
-               ts_str(b1, pts, p->tb));
+        av_log(ctx, AV_LOG_DEBUG, "%sunscored: main %s s (no reference frame)\n",
+               p->prefix, ts_str(b1, pts, p->tb));
         return 0;
     }
 
@@ -187,12 +197,12 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFr
             fs->in[1].pts_next - pts < pts - ref_pts)
             p->nearer++;
     }
-    av_log(ctx, AV_LOG_DEBUG, "pair %"PRId64": main %s s, reference %s s\n", index,
-           ts_str(b1, main_pts, p->tb), ts_str(b2, ref_pts, p->tb));
+    av_log(ctx, AV_LOG_DEBUG, "%spair %"PRId64": main %s s, reference %s s\n", p->prefix,
+           index, ts_str(b1, main_pts, p->tb), ts_str(b2, ref_pts, p->tb));
 
     if (!p->started) {
         p->started = 1;
-        start_checks(ctx, dist, ref, sdr_models);
+        start_checks(ctx, p->prefix, dist, ref, sdr_models);
     }
     p->last_main_pts = main_pts;
     p->last_ref_pts = ref_pts;
@@ -207,6 +217,13 @@ static double fps_of(AVRational r)
 
 void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
 {
+    vmaf_cuda_pairing_report_links(p, ctx, ctx->inputs[0], ctx->inputs[1]);
+}
+
+void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
+                                    AVFilterLink *mainlink, AVFilterLink *reflink)
+{
+    const char *pre = p->prefix;
     AVRational fr0, fr1;
     char b1[AV_TS_MAX_STRING_SIZE], b2[AV_TS_MAX_STRING_SIZE];
     int64_t half, offset;
@@ -216,46 +233,46 @@ void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
     p->reported = 1;
 
     if (p->main_repeated)
-        av_log(ctx, AV_LOG_WARNING, "the main input ended first: its last frame was paired "
-               "with %"PRId64" more reference frame%s; add shortest=1 to stop at the end of "
-               "the shorter input\n", p->main_repeated, plural(p->main_repeated));
+        av_log(ctx, AV_LOG_WARNING, "%sthe main input ended first: its last frame was "
+               "paired with %"PRId64" more reference frame%s; add shortest=1 to stop at the end "
+               "of the shorter input\n", pre, p->main_repeated, plural(p->main_repeated));
     if (p->ref_repeated)
-        av_log(ctx, AV_LOG_WARNING, "the reference ended first: its last frame was repeated "
-               "for %"PRId64" more main frame%s (eof_action=repeat); add shortest=1 to stop at "
-               "the end of the shorter input\n", p->ref_repeated, plural(p->ref_repeated));
+        av_log(ctx, AV_LOG_WARNING, "%sthe reference ended first: its last frame was "
+               "repeated for %"PRId64" more main frame%s (eof_action=repeat); add shortest=1 to "
+               "stop at the end of the shorter input\n", pre, p->ref_repeated, plural(p->ref_repeated));
     if (p->main_after)
-        av_log(ctx, AV_LOG_WARNING, "%"PRId64" main frame%s after the end of the reference "
-               "passed through unscored (eof_action=pass or repeatlast=0): in neither the log "
-               "nor the score; shortest=1 ends the output with the reference\n",
+        av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" main frame%s after the end of the "
+               "reference passed through unscored (eof_action=pass or repeatlast=0): in neither "
+               "the log nor the score; shortest=1 ends the output with the reference\n", pre,
                p->main_after, plural(p->main_after));
 
     offset = p->first_pts[0] != AV_NOPTS_VALUE && p->first_pts[1] != AV_NOPTS_VALUE ?
              llabs(p->first_pts[0] - p->first_pts[1]) : 0;
     half = (p->first_dur[0] ? p->first_dur[0] : p->first_dur[1]) / 2;
     if ((half && offset > half) || p->main_before || p->ref_leading)
-        av_log(ctx, AV_LOG_WARNING, "the inputs start at different times: main at %s s, "
+        av_log(ctx, AV_LOG_WARNING, "%sthe inputs start at different times: main at %s s, "
                "reference at %s s (%"PRId64" main frame%s passed through unscored and "
                "%"PRId64" reference frame%s never paired before the first pair); if both start "
-               "with the same picture, add setpts=PTS-STARTPTS to both inputs\n",
+               "with the same picture, add setpts=PTS-STARTPTS to both inputs\n", pre,
                ts_str(b1, p->first_pts[0], p->tb), ts_str(b2, p->first_pts[1], p->tb),
                p->main_before, plural(p->main_before), p->ref_leading, plural(p->ref_leading));
     if (p->ref_gaps)
-        av_log(ctx, AV_LOG_WARNING, "%"PRId64" reference frame%s never paired with a main "
-               "frame (gaps in the main's timestamps: dropped frames or a variable frame rate); "
-               "the scores leave them out\n", p->ref_gaps, plural(p->ref_gaps));
+        av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" reference frame%s never paired with a "
+               "main frame (gaps in the main's timestamps: dropped frames or a variable frame "
+               "rate); the scores leave them out\n", pre, p->ref_gaps, plural(p->ref_gaps));
     if (p->nearer)
-        av_log(ctx, AV_LOG_WARNING, "%"PRId64" of %"PRId64" pairs took an earlier reference "
-               "frame although the next one was nearer in time (timestamps rounded to "
+        av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
+               "reference frame although the next one was nearer in time (timestamps rounded to "
                "different time bases, e.g. MKV and MP4); ts_sync_mode=nearest pairs each main "
-               "frame with the nearest reference frame\n", p->nearer, p->nb_pairs);
+               "frame with the nearest reference frame\n", pre, p->nearer, p->nb_pairs);
 
-    if (!ctx->inputs[0] || !ctx->inputs[1])
+    if (!mainlink || !reflink)
         return;
-    fr0 = ff_filter_link(ctx->inputs[0])->frame_rate;
-    fr1 = ff_filter_link(ctx->inputs[1])->frame_rate;
+    fr0 = ff_filter_link(mainlink)->frame_rate;
+    fr1 = ff_filter_link(reflink)->frame_rate;
     if (fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 && av_cmp_q(fr0, fr1))
-        av_log(ctx, AV_LOG_WARNING, "frame rates differ: main %d/%d (%.3f fps), reference "
-               "%d/%d (%.3f fps); each main frame is paired with the last reference frame at "
-               "or before its timestamp\n", fr0.num, fr0.den, fps_of(fr0), fr1.num, fr1.den,
+        av_log(ctx, AV_LOG_WARNING, "%sframe rates differ: main %d/%d (%.3f fps), "
+               "reference %d/%d (%.3f fps); each main frame is paired with the last reference "
+               "frame at or before its timestamp\n", pre, fr0.num, fr0.den, fps_of(fr0), fr1.num, fr1.den,
                fps_of(fr1));
 }

@@ -18,6 +18,8 @@
  * Each pair is logged at AV_LOG_DEBUG as
  *   "pair N: main T s, reference T s"   (N: frame index in the log, T: timestamp)
  *   "unscored: main T s (no reference frame)"
+ * Every message starts with `prefix` ("rendition 2: " for a ladder's rendition, whose
+ * "main" is the rendition; vmaf_cuda_ladder.c).
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
@@ -55,6 +57,8 @@ typedef struct VmafCudaPairing {
     int64_t ref_trailing;       /**< reference frames after the last pair, never paired */
     int64_t nearer;             /**< pairs where the next reference frame was nearer in time */
     int reported;
+    char prefix[32];            /**< starts every message ("" for the two-input filter;
+                                     "rendition 2: " for a ladder's rendition) */
 } VmafCudaPairing;
 
 /** Call after ff_framesync_configure(): tb is fs->time_base. */
@@ -65,6 +69,10 @@ void vmaf_cuda_pairing_uninit(VmafCudaPairing *p);
 /** Records the frames queued on both inputs that were not seen yet (call at the start
  *  of activate, before framesync consumes any). */
 int vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx);
+
+/** The same for a main and a reference link of one's choice (a ladder's rendition). */
+int vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
+                                    AVFilterLink *reflink);
 
 /**
  * Records one framesync event. `ref` is NULL when the main frame goes out unscored;
@@ -78,5 +86,9 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFr
 /** Logs the end-of-stream warnings (once; nothing on aligned inputs). The inputs'
  *  links must still exist (call before they are freed, or not at all). */
 void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx);
+
+/** The same, the frame rates compared being those of `mainlink` and `reflink`. */
+void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
+                                    AVFilterLink *mainlink, AVFilterLink *reflink);
 
 #endif /* VMAF_CUDA_PAIRING_H */

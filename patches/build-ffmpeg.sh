@@ -9,7 +9,8 @@
 # nv-codec-headers' upstream tarballs from Debian's source archive through a private
 # deb-src list (`apt-get source --download-only`), unpacks FFmpeg, applies
 # patches/ffmpeg-VERSION.patch, copies filter/ into libavfilter/ (vf_vmaf_cuda.c,
-# vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch], vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
+# vmaf_cuda_filter.h, vmaf_cuda_ladder.c, vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch],
+# vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
 # configures and builds.
 # The binaries link libvmaf_cuda statically (found with pkg-config) and depend on glibc
 # only; libcuda and libnvcuvid are opened at run time (nv-codec-headers' dynlink), so the
@@ -40,7 +41,7 @@ set -euo pipefail
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$script_dir/.." && pwd)
 
-usage() { sed -n '4,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "build-ffmpeg: error: $*" >&2; exit 1; }
 log() { echo "build-ffmpeg: $*" >&2; }
 

@@ -51,12 +51,15 @@ class R:
     tmp = staticmethod(lambda n: ".carry/clips/" + n)
 c = p.Clips(R(), "ffmpeg")
 for n in p.CLIP_NAMES: c.get(n)
+import ladder_test as l
+c = l.LadderClips(R(), "ffmpeg")
+for n in l.CLIP_NAMES: c.get(n)
 '
 # vmaf-cuda-batch's clips (x264), for tests/batch/batch_test.py --gpu.
 python3 tests/batch/batch_test.py --make-clips --clips .carry/batch-clips
 cp "$builddir"/tests/v1016_gpu_test "$builddir"/tests/libvmaf_log_gpu_test \
    "$builddir"/tests/ssim_cambi_api_gpu_test "$builddir"/tests/psnr_ciede_gpu_test \
-   "$builddir"/tests/v1016_models_gpu_test .carry/bin/ 2>/dev/null || true
+   "$builddir"/tests/v1016_models_gpu_test "$builddir"/tests/ladder_gpu_test .carry/bin/ 2>/dev/null || true
 strip .carry/bin/* 2>/dev/null || true
 if [ -n "${ARCH_CHECK_BUILD:-}" ]; then
   mkdir -p .carry/sm80

@@ -48,6 +48,12 @@ fi
 # size refusals, chroma correction.
 [ -x "$B/v1016_models_gpu_test" ] && step v1016_models_cuda 600 env VMAF_CUDA_TEST_BACKEND=cuda \
   "$B/v1016_models_gpu_test"
+# Ladders through the C API on the CUDA backend (each rendition equals a session of its own),
+# and the CLI with several -d.
+if [ -x "$B/ladder_gpu_test" ]; then
+  step ladder_cuda 300 env VMAF_CUDA_TEST_BACKEND=cuda "$B/ladder_gpu_test"
+  step cli_ladder_cuda 300 env VMAF_CUDA_CLI="$B/vmaf-cuda" VMAF_CUDA_TEST_BACKEND=cuda "$B/cli_test" "[ladder]"
+fi
 # libvmaf's own logs (companion metrics, every model) through the CUDA backend, chroma
 # planar and interleaved (NV12/P010 style).
 if [ -x "$B/libvmaf_log_gpu_test" ]; then
@@ -57,6 +63,10 @@ if [ -x "$B/libvmaf_log_gpu_test" ]; then
 fi
 step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
   --workdir "$PWD/.carry/clips"
+# Encoder ladders on NVDEC frames (scale_cuda renditions): each rendition against a
+# separate two-input run; device memory flat over a long run.
+step ladder_gpu 600 python3 tests/filter/ladder_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
+  --workdir "$PWD/.carry/clips" --frames "${LADDER_FRAMES:-20000}"
 # vmaf-cuda-batch on NVDEC frames, every GPU of the host (clips made by device-bundle.sh).
 [ -d .carry/batch-clips ] && step batch_gpu 300 python3 tests/batch/batch_test.py --gpu \
   --tool tools/vmaf-cuda-batch --ffmpeg "$B/ffmpeg" --clips "$PWD/.carry/batch-clips"

@@ -36,7 +36,8 @@ for f in configure libavfilter/Makefile libavfilter/allfilters.c libavfilter/vf_
          libavfilter/vmaf_cuda_pairing.c libavfilter/vmaf_cuda_pairing.h libavfilter/vmaf_cuda_picture.c \
          libavfilter/vmaf_cuda_picture.h libavfilter/vmaf_cuda_live.c \
          libavfilter/vmaf_cuda_live_log.c libavfilter/vmaf_cuda_live.h libavfilter/vmaf_cuda_live_ff.c \
-         libavfilter/vmaf_cuda_live_ff.h libavfilter/vf_vmaf_cuda_compat.h; do
+         libavfilter/vmaf_cuda_live_ff.h libavfilter/vmaf_cuda_filter.h libavfilter/vmaf_cuda_ladder.c \
+         libavfilter/vf_vmaf_cuda_compat.h; do
     cmp -s "$t/$f" "$src/$f"; check "$f equals build-ffmpeg.sh's tree" $?
 done
 before=$(cat "$t/configure" "$t/libavfilter/"* | sha256sum)
