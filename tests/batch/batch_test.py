@@ -7,16 +7,18 @@
 
 Starts munged, slurmctld and slurmd in a temporary folder (its own key, socket, ports,
 slurm.conf), makes small clips with the system ffmpeg (libx264), then:
-  - submits a manifest of 3 good titles (ladders of 2-3 renditions when the filter has
-    renditions=, one a rendition of another size scaled in the graph, one shorter than its
-    reference: a misalignment warning), a title with a missing file and one with a broken
-    file, as one job array plus the report job, and requeues a running task (scontrol
-    requeue, as a preemption does);
+  - submits a manifest of 4 good titles (ladders of 2 and 3 renditions, renditions of
+    other sizes scaled in the graph, one shorter than its reference: a misalignment
+    warning; one title of one rendition), a title with a missing file and one with a
+    broken file, as one job array plus the report job, and requeues a running task
+    (scontrol requeue, as a preemption does);
   - checks the report (CSV and JSON) against the project's ffmpeg run directly, one
     rendition at a time, with the pooled values and a 5th percentile computed here;
   - fixes the missing file and resumes: only the unfinished tasks are submitted, and a
     full resubmission skips the finished ones (their logs and outcome untouched);
-  - runs the same manifest locally and the dry run.
+  - runs the same manifest locally, the dry run, and a ladder whose ffmpeg fails for one
+    rendition only (an ffmpeg wrapper doing what the filter does for a rendition that
+    pairs no frame): the other rendition's row is done, the title failed.
 Without root, the Slurm or munge binaries, or when the daemons do not start, it prints
 "SKIPPED: reason" and exits 77.
 --gpu (suite gpu): the manifest on NVDEC frames and the CUDA backend, on every GPU of the
@@ -39,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 SKIP = 77
 
@@ -201,32 +204,26 @@ def make_clips(ff, d):
         f.write(b"this is not a video file\n" * 20)
 
 
-def titles(ladder):
-    """The manifest's titles; without the ladder filter each rendition is its own title."""
-    t = [
-        {"title": "alpha", "reference": "media/a_ref.mp4",
-         "options": "model=version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:feature=name=psnr",
-         "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}, {"name": "lo", "path": "media/a_lo.mp4"},
-                        {"name": "small", "path": "media/a_small.mp4", "scale": "176:144"}]},
-        {"title": "bravo 'quoted', [b]", "reference": "media/b_ref.mp4",
-         "options": "model=version=vmaf_v0.6.1\\:name=main",
-         "renditions": [{"name": "hi", "path": "media/b_hi.mp4"},
-                        {"name": "small", "path": "media/b_small.mp4", "scale": "160x120"}]},
-        {"title": "charlie", "reference": "media/c_ref.mp4",
-         "renditions": [{"name": "lo", "path": "media/c_lo.mp4"}, {"name": "short", "path": "media/c_short.mp4"}]},
-        {"title": "delta missing", "reference": "media/a_ref.mp4",
-         "renditions": [{"name": "gone", "path": "media/gone.mp4"}]},
-        {"title": "echo broken", "reference": "media/b_ref.mp4",
-         "renditions": [{"name": "broken", "path": "media/broken.mp4"}]},
-    ]
-    if ladder:
-        return t
-    out = []
-    for x in t:
-        for r in x["renditions"]:
-            out.append(dict(x, title=x["title"] if len(x["renditions"]) == 1 else "%s/%s" % (x["title"], r["name"]),
-                            renditions=[r]))
-    return out
+# the manifest: ladders of 2 and 3 renditions (scaled ones, a short one), a single
+# rendition (the two-input filter), a missing file, a broken file
+TITLES = [
+    {"title": "alpha", "reference": "media/a_ref.mp4",
+     "options": "model=version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:feature=name=psnr",
+     "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}, {"name": "lo", "path": "media/a_lo.mp4"},
+                    {"name": "small", "path": "media/a_small.mp4", "scale": "176:144"}]},
+    {"title": "bravo 'quoted', [b]", "reference": "media/b_ref.mp4",
+     "options": "model=version=vmaf_v0.6.1\\:name=main",
+     "renditions": [{"name": "hi", "path": "media/b_hi.mp4"},
+                    {"name": "small", "path": "media/b_small.mp4", "scale": "160x120"}]},
+    {"title": "charlie", "reference": "media/c_ref.mp4",
+     "renditions": [{"name": "lo", "path": "media/c_lo.mp4"}, {"name": "short", "path": "media/c_short.mp4"}]},
+    {"title": "delta missing", "reference": "media/a_ref.mp4",
+     "renditions": [{"name": "gone", "path": "media/gone.mp4"}, {"name": "hi", "path": "media/a_hi.mp4"}]},
+    {"title": "echo broken", "reference": "media/b_ref.mp4",
+     "renditions": [{"name": "broken", "path": "media/broken.mp4"}]},
+    {"title": "foxtrot", "reference": "media/c_ref.mp4",
+     "renditions": [{"name": "small", "path": "media/c_small.mp4", "scale": "128:96"}]},
+]
 
 
 # the options of each manifest title written for a -filter_complex by hand (graph quoting)
@@ -293,7 +290,7 @@ class T:
             timeout, self.tool("status", out).stdout, self.cl.tail("slurmctld")))
 
 
-def compare(label, report_dir, expected, ladder):
+def compare(label, report_dir, expected, min_values=40, warning=True):
     rows = list(csv.DictReader(open(os.path.join(report_dir, "report.csv"))))
     jrows = json.load(open(os.path.join(report_dir, "report.json")))["rows"]
     header = open(os.path.join(report_dir, "report.csv")).readline().strip().split(",")
@@ -318,10 +315,11 @@ def compare(label, report_dir, expected, ladder):
             if c not in r or float(r[c]) != v or j[c] != v:
                 raise Fail("%s: %s column %s: csv %r json %r, direct %r" % (label, key, c, r.get(c), j.get(c), v))
             n += 1
-    check(n > 40, "%s: %d values of the report equal the direct runs exactly" % (label, n))
-    check(any(e.get("warned") for e in expected.values()) and
-          any("ended first" in r["warnings"] for r in rows),
-          "%s: the short rendition's misalignment warning is in the report" % label)
+    check(n > min_values, "%s: %d values of the report equal the direct runs exactly" % (label, n))
+    if warning:
+        check(any(e.get("warned") for e in expected.values()) and
+              any("ended first" in r["warnings"] for r in rows),
+              "%s: the short rendition's misalignment warning is in the report" % label)
 
 
 def cuda_devices():
@@ -342,7 +340,7 @@ def slurm_missing():
     return None
 
 
-def slurm_suite(a, work, t, ts, manifest, expected, ladder):
+def slurm_suite(a, work, t, ts, manifest, expected):
     cl, ntitles = t.cl, len(ts)
     # dry run: the scripts and sbatch commands, nothing written
     dry = t.tool("run", manifest, "--out", os.path.join(work, "dry"), "--slurm", "--dry-run",
@@ -382,7 +380,7 @@ def slurm_suite(a, work, t, ts, manifest, expected, ladder):
     print(human.strip())
     check("failed 2" in human and "missing file" in human and "report: " + out in human,
           "status is readable: counts, the failed titles with their errors, the report")
-    compare("slurm", out, expected, ladder)
+    compare("slurm", out, expected)
     titles_csv = list(csv.DictReader(open(os.path.join(out, "titles.csv"))))
     check(len(titles_csv) == ntitles and titles_csv[0]["status"] == "done" and
           float(titles_csv[0]["vmaf_mean_worst"]) == min(
@@ -404,9 +402,9 @@ def slurm_suite(a, work, t, ts, manifest, expected, ladder):
     t.wait_all(out)
     check(before == started(), "resume left the finished titles alone")
     gone = [x for x in ts if x["title"].startswith("delta")][0]
-    expected[(gone["title"], "gone")] = direct(a.ffmpeg, work, gone, gone["renditions"][0],
-                                               os.path.join(work, "direct"))
-    compare("resumed", out, expected, ladder)
+    for r in gone["renditions"]:
+        expected[(gone["title"], r["name"])] = direct(a.ffmpeg, work, gone, r, os.path.join(work, "direct"))
+    compare("resumed", out, expected)
 
     # a full resubmission: every task starts, the complete ones skip themselves
     t.tool("run", manifest, "--out", out, "--slurm", "--backend", "cpu", "--ffmpeg", a.ffmpeg)
@@ -416,7 +414,7 @@ def slurm_suite(a, work, t, ts, manifest, expected, ladder):
     check(before == started() and logs.count("complete, skipped") >= len(done_dirs) and
           st["counts"]["done"] == ntitles - 1,
           "a full resubmission skips the complete tasks (logs and outcome untouched)")
-    compare("resubmitted", out, expected, ladder)
+    compare("resubmitted", out, expected)
 
     # the same manifest on this host
     lout = os.path.join(work, "local")
@@ -424,10 +422,46 @@ def slurm_suite(a, work, t, ts, manifest, expected, ladder):
                check_rc=False)
     check(p.returncode == 1 and "1 of %d title(s) failed" % ntitles in p.stdout,
           "local run: exit 1, one title failed")
-    compare("local", lout, expected, ladder)
+    compare("local", lout, expected)
+    partial(a, work, t)
 
 
-def gpu_suite(a, work, ts, manifest, expected, ladder, ngpu):
+# what the ladder filter does when one rendition pairs no frame (tests/filter/ladder_test.py
+# checks the filter): the others' logs written, that rendition's error, exit non-zero
+WRAPPER = """#!%s
+import os, subprocess, sys
+rc = subprocess.call([%r] + sys.argv[1:])
+if "-filters" not in sys.argv:
+    os.unlink("r.1.json")
+    sys.stderr.write("[Parsed_vmaf_cuda_2 @ 0x1] [error] rendition 1: no frame pair was scored\\n")
+    rc = 1
+sys.exit(rc)
+"""
+
+
+def partial(a, work, t):
+    wrapper = os.path.join(work, "ffmpeg-one-rendition-fails")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER % (sys.executable, a.ffmpeg))
+    os.chmod(wrapper, 0o755)
+    title = {"title": "golf", "reference": "media/a_ref.mp4",
+             "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}, {"name": "lo", "path": "media/a_lo.mp4"}]}
+    manifest = os.path.join(work, "partial.jsonl")
+    with open(manifest, "w") as f:
+        f.write(json.dumps(title) + "\n")
+    out = os.path.join(work, "partial")
+    p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", wrapper, check_rc=False)
+    check(p.returncode == 1, "a ladder with one failed rendition: exit 1")
+    expected = {("golf", "hi"): direct(a.ffmpeg, work, title, title["renditions"][0], os.path.join(work, "direct")),
+                ("golf", "lo"): {"error": "no frame pair was scored"}}
+    compare("partial", out, expected, min_values=4, warning=False)
+    summary = list(csv.DictReader(open(os.path.join(out, "titles.csv"))))
+    check(summary[0]["status"] == "failed" and summary[0]["renditions_done"] == "1" and
+          summary[0]["error"].startswith("ffmpeg failed (exit 1): rendition 1: no frame pair"),
+          "titles.csv: the title failed, 1 of 2 renditions done")
+
+
+def gpu_suite(a, work, ts, manifest, expected, ngpu):
     """NVDEC frames on every GPU of the host, then (with Slurm here) on GPU gres."""
     t = T(a, work, None)
     lout = os.path.join(work, "gpu-local")
@@ -437,7 +471,7 @@ def gpu_suite(a, work, ts, manifest, expected, ladder, ngpu):
           "local run on %d GPU(s) (backend auto): exit 1, the two bad titles failed" % ngpu)
     recs = [json.load(open(os.path.join(lout, "titles", d, "task.json"))) for d in os.listdir(os.path.join(lout, "titles"))]
     check(all(r.get("backend") == "cuda" for r in recs if r["status"] == "done"), "every title scored on the GPU")
-    compare("gpu local", lout, expected, ladder)
+    compare("gpu local", lout, expected)
     why = slurm_missing()
     if why:
         print("note: Slurm with GPU gres not tried: %s" % why)
@@ -457,7 +491,7 @@ def gpu_suite(a, work, ts, manifest, expected, ladder, ngpu):
         recs = [json.load(open(os.path.join(out, "titles", x["dir"], "task.json"))) for x in state["titles"]]
         check(all(r.get("backend") == "cuda" for r in recs if r["status"] == "done"),
               "every Slurm task scored on its GPU")
-        compare("gpu slurm", out, expected, ladder)
+        compare("gpu slurm", out, expected)
     finally:
         t.cl.stop()
 
@@ -494,8 +528,8 @@ def main():
             raise Skip(why)
         if not os.access(a.ffmpeg, os.X_OK):
             raise Fail("no project ffmpeg at %s" % a.ffmpeg)
-        ladder = "renditions" in run([a.ffmpeg, "-hide_banner", "-h", "filter=vmaf_cuda"]).stdout
-        print("ladder filter (renditions=): %s" % ("yes" if ladder else "no: one rendition per title"))
+        if "renditions" not in run([a.ffmpeg, "-hide_banner", "-h", "filter=vmaf_cuda"]).stdout:
+            raise Fail("%s's vmaf_cuda has no renditions= (the ladder filter)" % a.ffmpeg)
         media = os.path.join(work, "media")
         if a.clips:
             make_clips(a.clip_ffmpeg, a.clips)
@@ -503,7 +537,7 @@ def main():
         else:
             os.makedirs(media)
             make_clips(a.clip_ffmpeg, media)
-        ts = titles(ladder)
+        ts = TITLES
         manifest = os.path.join(work, "manifest.jsonl")
         with open(manifest, "w") as f:
             f.write("# vmaf-cuda-batch test manifest\n")
@@ -516,24 +550,26 @@ def main():
             for r in x["renditions"]:
                 key = (x["title"], r["name"])
                 if x["title"].startswith("delta"):
-                    expected[key] = {"error": "missing file: "}
+                    expected[key] = {"error": "missing file: " + os.path.join(media, "gone.mp4")}
                 elif x["title"].startswith("echo"):
                     expected[key] = {"error": "ffmpeg failed"}
                 else:
                     expected[key] = direct(a.ffmpeg, work, x, r, dwork, gpu=a.gpu)
         if a.gpu:
-            gpu_suite(a, work, ts, manifest, expected, ladder, ngpu)
+            gpu_suite(a, work, ts, manifest, expected, ngpu)
         else:
             t = T(a, work, Cluster(os.path.join(work, "slurm")))
             t.cl.start()
             print("cluster up: %s" % run(["sinfo", "-h"], env=t.cl.env).stdout.strip())
-            slurm_suite(a, work, t, ts, manifest, expected, ladder)
+            slurm_suite(a, work, t, ts, manifest, expected)
         print("1 passed, 0 failed")
         return 0
     except Skip as e:
         print("SKIPPED: %s" % e)
         return SKIP
-    except Fail as e:
+    except (Fail, Exception) as e:
+        if not isinstance(e, Fail):
+            traceback.print_exc(file=sys.stdout)
         print("FAIL: %s" % e)
         if t and t.cl:
             print("slurmctld: %s\nslurmd: %s" % (t.cl.tail("slurmctld"), t.cl.tail("slurmd")))
