@@ -655,6 +655,7 @@ int vmaf_cuda_ladder_ff_activate(AVFilterContext *ctx)
             want_ref = 0;
         }
     } while (moved);
+    trim_reference_queue(l); /* (reference frames passed over before the first pair) */
 
     /* ask for what the framesyncs wait for, and (prefetch) a few frames ahead, so that
      * every decoder keeps decoding */
