@@ -159,14 +159,14 @@ def null_out(labels):
     return args + ["-c:v", "wrapped_avframe", "-f", "null", "-"]
 
 
-def ladder_graphs(st, n, wd):
+def ladder_graphs(st, n, wd, extra=""):
     """filter_complex + output labels of each ladder run, inputs 0..n-1 renditions, n ref."""
     g = {}
     sc = ";".join("[%d:v]%s[s%d]" % (i, st.scale(), i) for i in range(n))
     sc420 = ";".join("[%d:v]%s[s%d]" % (i, st.scale("yuv420p"), i) for i in range(n))
     outs = ["[o%d]" % i for i in range(n)]
     split = "split=%d%s" % (n, "".join("[r%d]" % i for i in range(n)))
-    ours = "vmaf_cuda=backend=%s:log_fmt=json:precision=max" % st.backend
+    ours = "vmaf_cuda=backend=%s:log_fmt=json:precision=max" % st.backend + (":" + extra if extra else "")
     dec_outs = ["[s%d]" % i for i in range(n)] + ["[o%d]" % n]
     g["a"] = ("ours", sc + ";[%d:v]%s[o%d]" % (n, st.ref_filter(), n), dec_outs)
     g["a2"] = ("anchor", sc420 + ";[%d:v]%s[o%d]" % (n, st.ref_filter("yuv420p"), n), dec_outs)
@@ -251,7 +251,7 @@ def ladder(bench, st):
     if st.sw:
         per_loop = min(a.sw_frames, ref_frames)
         limit = "%.6f" % (per_loop / fps)
-    graphs = ladder_graphs(st, n, wd)
+    graphs = ladder_graphs(st, n, wd, a.vmaf_opts)
     have_ladder = bench.has_option(a.ffmpeg, "vmaf_cuda", "renditions")
     res, loops = {}, {}
     for key in ["a", "a2", "b", "c", "d", "e1", "e2", "e3"]:
@@ -417,6 +417,7 @@ def main():
     ap.add_argument("--cpu-loops", type=int, default=1,
                     help="reads of each input for libvmaf on the CPU (--companion; default 1)")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "bench_ladder"))
+    ap.add_argument("--vmaf-opts", default="", help="more vmaf_cuda options (b, c, e2), e.g. prefetch=16")
     ap.add_argument("--only", type=lambda v: v.split(","), default=None,
                     help="ladder runs to make, e.g. b,c (a always runs: it sets the loops)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each command")
