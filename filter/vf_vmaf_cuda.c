@@ -204,10 +204,39 @@ static AVFilterFormats *supported_formats(void)
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
-    AVFilterFormats *list = supported_formats();
+    const VmafCudaContext *s = ctx->priv;
+    AVFilterFormats *list;
     int ret;
 
-    if (!list)
+    if (s->renditions > 1) {
+        /* a ladder: main k and out k share a list of their own, the reference has its
+         * own, so no input is converted to another's format and config_input_ref
+         * reports a rendition whose format is not the reference's */
+        for (unsigned i = 0; i < ctx->nb_inputs; i++) {
+            if (!(list = supported_formats()))
+                return AVERROR(ENOMEM);
+            if ((ret = ff_formats_ref(list, &cfg_in[i]->formats)) < 0)
+                return ret;
+            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->formats)) < 0)
+                return ret;
+            /* colour ranges and spaces likewise (FFmpeg would else merge them across
+             * every input, converting a full-range rendition to main0's range) */
+            if (!(list = ff_all_color_ranges()))
+                return AVERROR(ENOMEM);
+            if ((ret = ff_formats_ref(list, &cfg_in[i]->color_ranges)) < 0)
+                return ret;
+            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->color_ranges)) < 0)
+                return ret;
+            if (!(list = ff_all_color_spaces()))
+                return AVERROR(ENOMEM);
+            if ((ret = ff_formats_ref(list, &cfg_in[i]->color_spaces)) < 0)
+                return ret;
+            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->color_spaces)) < 0)
+                return ret;
+        }
+        return 0;
+    }
+    if (!(list = supported_formats()))
         return AVERROR(ENOMEM);
     for (unsigned i = 0; i < ctx->nb_inputs; i++)
         if ((ret = ff_formats_ref(list, &cfg_in[i]->formats)) < 0)

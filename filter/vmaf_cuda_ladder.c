@@ -741,7 +741,7 @@ static int config_input_ref(AVFilterLink *reflink)
         if (ml->bpc != rl->bpc || ml->chroma != rl->chroma || (!hw && fmt != ref_fmt)) {
             av_log(ctx, AV_LOG_ERROR, "rendition %u (main%u) is %s (%u-bit, %s), the "
                    "reference is %s (%u-bit, %s): each rendition must have the reference's "
-                   "bit depth and chroma subsampling; convert it first, e.g. "
+                   "pixel format (bit depth, chroma subsampling, range); convert it first, e.g. "
                    "scale_cuda=format=%s for CUDA frames, format=%s for software frames\n",
                    k, k, str, ml->bpc, vmaf_cuda_chroma_name(ml->chroma), ref_str, rl->bpc,
                    vmaf_cuda_chroma_name(rl->chroma), av_get_pix_fmt_name(ref_fmt),
@@ -873,7 +873,11 @@ int vmaf_cuda_ladder_ff_init(AVFilterContext *ctx)
     unsigned n = (unsigned)s->renditions;
     int ret;
 
-    if (s->log_path && !strstr(s->log_path, "%d")) {
+    char *probe = s->log_path ? rendition_path(s->log_path, 0) : NULL;
+    int has_d = probe != NULL;
+
+    av_free(probe);
+    if (s->log_path && !has_d) {
         av_log(ctx, AV_LOG_ERROR, "log_path '%s' has no %%d: with renditions=%u each "
                "rendition writes its own log, named by log_path with %%d replaced by the "
                "rendition's index from 0 (e.g. log_path=vmaf_%%d.json)\n", s->log_path, n);

@@ -424,6 +424,7 @@ def slurm_suite(a, work, t, ts, manifest, expected):
           "local run: exit 1, one title failed")
     compare("local", lout, expected)
     partial(a, work, t)
+    model_file(a, work, t)
 
 
 # what the ladder filter does when one rendition pairs no frame (tests/filter/ladder_test.py
@@ -459,6 +460,36 @@ def partial(a, work, t):
     check(summary[0]["status"] == "failed" and summary[0]["renditions_done"] == "1" and
           summary[0]["error"].startswith("ffmpeg failed (exit 1): rendition 1: no frame pair"),
           "titles.csv: the title failed, 1 of 2 renditions done")
+
+
+def model_file(a, work, t):
+    """A model given by a relative path= (taken from the manifest's folder): editing the
+    file makes the title run again (it is part of what a complete title depends on)."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    mdir = os.path.join(work, "mdl")
+    os.makedirs(mdir, exist_ok=True)
+    model = json.load(open(os.path.join(repo, "models", "vmaf_v0.6.1.json")))
+    mpath = os.path.join(mdir, "m.json")
+    json.dump(model, open(mpath, "w"))
+    title = {"title": "hotel", "reference": "media/a_ref.mp4", "options": "model=path=mdl/m.json",
+             "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}]}
+    manifest = os.path.join(work, "model.jsonl")
+    with open(manifest, "w") as f:
+        f.write(json.dumps(title) + "\n")
+    out = os.path.join(work, "model-run")
+    mean = lambda: float(list(csv.DictReader(open(os.path.join(out, "report.csv"))))[0]["vmaf_mean"])
+    p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", a.ffmpeg, check_rc=False)
+    check(p.returncode == 0, "a model by relative path=: run (exit %d)\n%s" % (p.returncode, p.stdout[-2000:]))
+    first = mean()
+    check(first > 50, "the model's score above 50 (%.3f) before the edit" % first)
+    p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", a.ffmpeg, check_rc=False)
+    check("complete, skipped" in p.stdout + p.stderr, "unchanged model file: the title is skipped")
+    model["model_dict"]["score_clip"] = [0.0, 50.0]
+    json.dump(model, open(mpath, "w"))
+    os.utime(mpath, ns=(os.stat(mpath).st_atime_ns, os.stat(mpath).st_mtime_ns + 10**9))
+    p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", a.ffmpeg, check_rc=False)
+    check("complete, skipped" not in p.stdout + p.stderr and mean() <= 50.0 and mean() != first,
+          "an edited model file: the title runs again with it (%.3f)" % mean())
 
 
 def gpu_suite(a, work, ts, manifest, expected, ngpu):

@@ -425,6 +425,18 @@ def t_err_size(r):
                        "scale=%d:%d for software frames" % (w, h)])
 
 
+def t_err_format(r):
+    """A rendition of another pixel format (10-bit, 4:4:4) than the reference: an error
+    naming both, not a silent conversion to another rendition's format (software frames)."""
+    c = r.clips
+    d = [c.get("dist.mp4"), c.get("q20.mp4"), c.get("dist.mp4")]
+    a = error_case(r, d, c.get("ref.mp4"), "", ["rendition 1 (main1) is", "yuv420p10le",
+                   "the reference is", "convert it first"], pre=[None, "format=yuv420p10le", None])
+    error_case(r, d, c.get("ref.mp4"), "", ["rendition 2 (main2) is", "yuv444p"],
+               pre=[None, None, "format=yuv444p"])
+    return a
+
+
 def t_err_log_path(r):
     c = r.clips
     d = [c.get("dist.mp4"), c.get("q20.mp4")]
@@ -509,7 +521,7 @@ def t_valgrind(r):
 
 
 CPU_TESTS = [t_aligned, t_lengths, t_rates_offsets, t_timebases, t_frames_limit,
-             t_subsample_live, t_upscaled, t_psnr_v1016, t_no_pair, t_err_size,
+             t_subsample_live, t_upscaled, t_psnr_v1016, t_no_pair, t_err_size, t_err_format,
              t_err_log_path, t_memory_flat, t_valgrind]
 # NVDEC frames: the same cases on the CUDA backend (scale_cuda for the upscaled ones)
 GPU_TESTS = [t_aligned, t_lengths, t_rates_offsets, t_frames_limit, t_subsample_live,
