@@ -151,9 +151,13 @@ configure_flags=(
     --enable-libvmafcuda
     --enable-protocol=file,pipe
     --enable-demuxer=mov,matroska,yuv4mpegpipe,rawvideo,ivf
-    --enable-parser=h264,hevc,av1,vp9
+    # live QA inputs (MPEG-TS, elementary streams) and mezzanine references (ProRes,
+    # MPEG-2 on NVDEC too)
+    --enable-demuxer=mpegts,h264,hevc,mpegvideo
+    --enable-parser=h264,hevc,av1,vp9,mpegvideo
     --enable-decoder=h264,hevc,av1,vp9,h264_cuvid,hevc_cuvid,av1_cuvid,vp9_cuvid,rawvideo
-    --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec,vp9_nvdec
+    --enable-decoder=prores,mpeg2video,mpeg2_cuvid
+    --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec,vp9_nvdec,mpeg2_nvdec
     --enable-filter=scale,format,hwupload_cuda,hwdownload,scale_cuda,null,split,trim,setpts,settb,metadata,vflip,vmaf_cuda
     # showinfo: the tests read the SEI side data of sei=1 from its output
     --enable-filter=showinfo
