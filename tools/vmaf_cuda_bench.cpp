@@ -123,6 +123,16 @@ void free_device(DeviceFrame& d) {
     }
 }
 
+/// Device frames freed with the pool.
+struct DevicePool : std::vector<DeviceFrame> {
+    using std::vector<DeviceFrame>::vector;
+    DevicePool(const DevicePool&) = delete;
+    DevicePool& operator=(const DevicePool&) = delete;
+    ~DevicePool() {
+        for (auto& f : *this) free_device(f);
+    }
+};
+
 /// The picture of a frame: planes `plane[0..2]` (host or device) laid out as make_frame().
 VmafCudaPicture picture(const void* const plane[3], unsigned w, unsigned bpc, bool device,
                         const Config& cfg) {
@@ -139,6 +149,22 @@ VmafCudaPicture picture(const void* const plane[3], unsigned w, unsigned bpc, bo
         p.chroma_step = cfg.interleaved ? 2 : 1;
     }
     return p;
+}
+
+/// The session settings of a run: the pictures' geometry, the backend, --model/--feature.
+VmafCudaSettings settings_for(unsigned w, unsigned h, unsigned bpc, bool device, const Config& cfg) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = w;
+    s.height = h;
+    s.bpc = bpc;
+    s.chroma = cfg.api_chroma();
+    s.backend = device ? VMAF_CUDA_BACKEND_CUDA : VMAF_CUDA_BACKEND_CPU;
+    s.frames_in_flight = cfg.in_flight;
+    s.models = cfg.models.empty() ? nullptr : cfg.models.c_str();
+    s.features = cfg.features.empty() ? nullptr : cfg.features.c_str();
+    s.no_prediction = cfg.no_prediction;
+    return s;
 }
 
 struct Result {
@@ -158,15 +184,7 @@ Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, u
         ref.push_back(make_frame(w, h, bpc, k, 0.0, cfg, rng));
         dist.push_back(make_frame(w, h, bpc, k, 0.02, cfg, rng));
     }
-    std::vector<DeviceFrame> dref(pool_n), ddist(pool_n);
-    struct Freer {
-        std::vector<DeviceFrame>& a;
-        std::vector<DeviceFrame>& b;
-        ~Freer() {
-            for (auto& f : a) free_device(f);
-            for (auto& f : b) free_device(f);
-        }
-    } freer{dref, ddist};
+    DevicePool dref(pool_n), ddist(pool_n);
     std::size_t free0 = 0, total = 0, free1 = 0;
     if (device) {
         for (unsigned k = 0; k < pool_n; ++k) {
@@ -178,17 +196,7 @@ Result run(unsigned w, unsigned h, unsigned bpc, unsigned frames, bool device, u
         cudaDeviceSynchronize();
         cudaMemGetInfo(&free0, &total);
     }
-    VmafCudaSettings s;
-    vmaf_cuda_default_settings(&s);
-    s.width = w;
-    s.height = h;
-    s.bpc = bpc;
-    s.chroma = cfg.api_chroma();
-    s.backend = device ? VMAF_CUDA_BACKEND_CUDA : VMAF_CUDA_BACKEND_CPU;
-    s.frames_in_flight = cfg.in_flight;
-    s.models = cfg.models.empty() ? nullptr : cfg.models.c_str();
-    s.features = cfg.features.empty() ? nullptr : cfg.features.c_str();
-    s.no_prediction = cfg.no_prediction;
+    const VmafCudaSettings s = settings_for(w, h, bpc, device, cfg);
     VmafCudaSession* vs = nullptr;
     char err[512];
     if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) {
@@ -252,15 +260,7 @@ Result run_ladder(unsigned w, unsigned h, unsigned bpc, unsigned frames, unsigne
     Result r;
     const unsigned pool_n = 8;
     std::mt19937_64 rng(42);
-    std::vector<DeviceFrame> dref(pool_n), ddist(pool_n * n);
-    struct Freer {
-        std::vector<DeviceFrame>& a;
-        std::vector<DeviceFrame>& b;
-        ~Freer() {
-            for (auto& f : a) free_device(f);
-            for (auto& f : b) free_device(f);
-        }
-    } freer{dref, ddist};
+    DevicePool dref(pool_n), ddist(pool_n * n);
     for (unsigned k = 0; k < pool_n; ++k) {
         bool ok = upload(make_frame(w, h, bpc, k, 0.0, cfg, rng), dref[k]);
         for (unsigned j = 0; j < n; ++j)
@@ -273,17 +273,7 @@ Result run_ladder(unsigned w, unsigned h, unsigned bpc, unsigned frames, unsigne
     cudaDeviceSynchronize();
     std::size_t free0 = 0, free1 = 0, total = 0;
     cudaMemGetInfo(&free0, &total);
-    VmafCudaSettings s;
-    vmaf_cuda_default_settings(&s);
-    s.width = w;
-    s.height = h;
-    s.bpc = bpc;
-    s.chroma = cfg.api_chroma();
-    s.backend = VMAF_CUDA_BACKEND_CUDA;
-    s.frames_in_flight = cfg.in_flight;
-    s.models = cfg.models.empty() ? nullptr : cfg.models.c_str();
-    s.features = cfg.features.empty() ? nullptr : cfg.features.c_str();
-    s.no_prediction = cfg.no_prediction;
+    const VmafCudaSettings s = settings_for(w, h, bpc, true, cfg);
     VmafCudaLadder* l = nullptr;
     char err[512];
     if (vmaf_cuda_ladder_open(&l, &s, n, err, sizeof err) < 0) {

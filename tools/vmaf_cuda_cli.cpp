@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -206,10 +207,11 @@ int run(const Args& a) {
         active[k] = 0;
         return vmaf_cuda_flush(vs[k]) < 0 ? fail(vmaf_cuda_error_message(vs[k])) : 0;
     };
+    std::vector<VmafCudaPicture> dp(n_dist);
+    std::vector<const VmafCudaPicture*> dptr(n_dist);
     while (a.frame_cnt < 0 || frames < a.frame_cnt) {
         const bool hr = ref.read(rl);
-        std::vector<VmafCudaPicture> dp(n_dist);
-        std::vector<const VmafCudaPicture*> dptr(n_dist, nullptr);
+        std::fill(dptr.begin(), dptr.end(), nullptr);
         bool any = false;
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!active[k]) continue;
