@@ -167,25 +167,78 @@ inline std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
     return std::min({a, b, c});
 }
 
-// libvmaf's quick_select (Hoare partition around arr[k], descending), step for step:
-// the order it leaves the first k elements in is the order they are summed in.
+// libvmaf's quick_select (Hoare partition around arr[k], descending): the order it leaves
+// the first k elements in is the order they are summed in, so every swap must be its.
+//
+// One round on [left, right] with pivot p pairs the m-th position from the left whose
+// value is not > p with the m-th position from the right whose value is not < p, for as
+// long as the first lies left of the second, then scans once more past the last pair.
+// While the two scans have not met, those positions depend only on values neither side
+// has swapped yet, so they can be found a block at a time without branches (as in
+// BlockQuicksort, Edelkamp and Weiss 2016) and swapped pair by pair; the last few blocks'
+// worth of the round, where the scans meet, runs libvmaf's loop from the state the
+// sequential loop would have after the same swaps. tests/golden/cambi_test.cpp checks the
+// result against a literal copy of the sequential loop.
 void quick_select(float* arr, int n, int k) {
     if (n == k) return;
+    constexpr int B = 128;
+    int off_l[B], off_r[B];
     int left = 0;
     int right = n - 1;
     while (left < right) {
         const float pivot = arr[k];
         int i = left;
         int j = right;
-        do {
-            while (arr[i] > pivot) i++;
-            while (arr[j] < pivot) j--;
-            if (i <= j) {
-                std::swap(arr[i], arr[j]);
-                i++;
-                j--;
+        {
+            int li = left, rj = right; // next positions neither side has scanned
+            int nl = 0, sl = 0, nr = 0, sr = 0;
+            bool swapped = false;
+            int last_l = 0, last_r = 0;
+            for (;;) {
+                if (sl == nl) {
+                    if (rj - li + 1 < B) break;
+                    nl = sl = 0;
+                    for (int t = 0; t < B; ++t) {
+                        off_l[nl] = li + t;
+                        nl += !(arr[li + t] > pivot);
+                    }
+                    li += B;
+                }
+                if (sr == nr) {
+                    if (rj - li + 1 < B) break;
+                    nr = sr = 0;
+                    for (int t = 0; t < B; ++t) {
+                        off_r[nr] = rj - t;
+                        nr += !(arr[rj - t] < pivot);
+                    }
+                    rj -= B;
+                }
+                const int m = std::min(nl - sl, nr - sr);
+                for (int q = 0; q < m; ++q) std::swap(arr[off_l[sl + q]], arr[off_r[sr + q]]);
+                if (m > 0) {
+                    swapped = true;
+                    last_l = off_l[sl + m - 1];
+                    last_r = off_r[sr + m - 1];
+                }
+                sl += m;
+                sr += m;
             }
-        } while (i <= j);
+            if (swapped) {
+                i = last_l + 1;
+                j = last_r - 1;
+            }
+            if (!swapped || i <= j) {
+                do {
+                    while (arr[i] > pivot) i++;
+                    while (arr[j] < pivot) j--;
+                    if (i <= j) {
+                        std::swap(arr[i], arr[j]);
+                        i++;
+                        j--;
+                    }
+                } while (i <= j);
+            }
+        }
         if (j < k) left = i;
         if (k < i) right = j;
     }

@@ -15,8 +15,10 @@
 #include "catch.hpp"
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -413,6 +415,80 @@ TEST_CASE("cambi: order-free top-k pooling says when it cannot match the quick-s
     const ref::CambiTopkExact ex2 = ref::cambi_topk_exact(big, 0.6);
     CHECK(ex2.equals_libvmaf);
     CHECK(same_double(ex2.score, ref::cambi_spatial_pooling(big, 0.6)));
+}
+
+namespace {
+
+/// libvmaf v3.2.0's quick_select and spatial pooling as its sequential loop runs them
+/// (cambi.c), for checking the blocked replica in reference/cambi.cpp.
+double literal_pooling(std::vector<float>& arr, double topk) {
+    const int n = int(arr.size());
+    const int k = ref::cambi_topk_count(topk, arr.size());
+    if (n != k) {
+        int left = 0, right = n - 1;
+        while (left < right) {
+            const float pivot = arr[std::size_t(k)];
+            int i = left, j = right;
+            do {
+                while (arr[std::size_t(i)] > pivot) i++;
+                while (arr[std::size_t(j)] < pivot) j--;
+                if (i <= j) {
+                    std::swap(arr[std::size_t(i)], arr[std::size_t(j)]);
+                    i++;
+                    j--;
+                }
+            } while (i <= j);
+            if (j < k) left = i;
+            if (k < i) right = j;
+        }
+    }
+    double sum = 0;
+    for (int i = 0; i < k; i++) sum += arr[std::size_t(i)];
+    return sum / k;
+}
+
+} // namespace
+
+TEST_CASE("cambi: the blocked quick-select leaves every value where libvmaf's loop does") {
+    // Random arrays of c-value-like floats: many zeros, few distinct values (ties with the
+    // pivot on both sides), full mantissas, sorted and reversed runs; sizes around the
+    // block size and large; topk from tiny to 1.
+    const std::uint32_t seed = 20261201;
+    std::mt19937 rng(seed);
+    const std::size_t sizes[] = {1,   2,   3,    5,    127,  128,  129,  255,  256,  257,
+                                 300, 511, 1000, 1024, 4097, 9999, 65536, 250000, 1000003};
+    const double topks[] = {0.0001, 0.05, 0.3, 0.6, 0.6, 0.97, 1.0};
+    unsigned runs = 0, bad = 0;
+    for (const std::size_t n : sizes)
+        for (const double topk : topks)
+            for (int kind = 0; kind < 6; ++kind) {
+                std::vector<float> a(n);
+                for (float& f : a) {
+                    const std::uint32_t r = rng();
+                    switch (kind) {
+                    case 0: f = float(r % 4); break;                        // heavy ties
+                    case 1: f = (r % 3) ? 0.0f : 0.5f + float(r >> 8) / 1e4f; break;
+                    case 2: f = float(r) / 7.3e5f; break;                   // all distinct
+                    case 3: f = (r % 10 < 4) ? 0.0f : float(1 + r % 2000) / float(1 + (r >> 20)); break;
+                    default: f = float(r % 50); break;
+                    }
+                }
+                if (kind == 4) std::sort(a.begin(), a.end());
+                if (kind == 5) std::sort(a.begin(), a.end(), std::greater<float>());
+                std::vector<float> want = a;
+                const double want_score = literal_pooling(want, topk);
+                const double got_score = ref::cambi_spatial_pooling(std::span<float>(a), topk);
+                ++runs;
+                const bool same = std::memcmp(a.data(), want.data(), n * sizeof(float)) == 0 &&
+                                  same_double(got_score, want_score);
+                if (!same && bad++ < 5)
+                    FAIL_CHECK("seed " << seed << ", n " << n << ", topk " << topk << ", kind "
+                                       << kind << ": the order or the score differs ("
+                                       << fmt17(got_score) << " vs " << fmt17(want_score) << ")");
+            }
+    INFO(runs << " arrays");
+    CHECK(bad == 0);
+    CHECK(runs == std::size(sizes) * std::size(topks) * 6);
 }
 
 TEST_CASE("cambi: full_ref on identical pictures") {
