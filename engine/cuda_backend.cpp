@@ -155,12 +155,13 @@ public:
         own_ref_c_.resize(owned_);
         own_dist_c_.resize(owned_);
         hist_.resize(plan_.history + 1);
-        // Workers for the host finishes that may run on any thread, when some stage has one
-        // (up to eight: CAMBI's quick-select fallback is tens of ms per 4K frame).
+        // Workers for the host finishes that may run on any thread, when some stage has one:
+        // settings.n_threads of them, or by default half the host's cores, up to eight
+        // (CAMBI's quick-select fallback is tens of ms per 4K frame).
         bool any = false;
         for (const auto& st : lanes_[0].stages) any = any || st->finish_on_any_thread();
         const unsigned hw = std::thread::hardware_concurrency();
-        const unsigned n = any ? std::clamp(hw / 2, 1u, 8u) : 0;
+        const unsigned n = !any ? 0 : cfg_.n_threads ? cfg_.n_threads : std::clamp(hw / 2, 1u, 8u);
         try {
             for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
         } catch (...) {
@@ -537,7 +538,7 @@ private:
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
     std::deque<std::unique_ptr<Pending>> queue_;
-    static constexpr unsigned kHeavyInFlight = 12;
+    static constexpr unsigned kHeavyInFlight = 16;
     unsigned hint_ = 0;
     // Host finishes (feature.h GpuStage::finish_on_any_thread) run on a few workers.
     std::mutex mu_;

@@ -125,7 +125,10 @@ typedef struct VmafCudaSettings {
      *  NULL or "" for none. */
     const char *features;
     unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */
-    unsigned n_threads;      /**< CPU backend worker threads (0 = one) */
+    unsigned n_threads;      /**< CPU backend: worker threads (0 = one). CUDA backend: host
+                                  threads for the features' host tails (CAMBI's quick-select
+                                  fallback, SpEED's eigenvalues; 0 = half the host's cores, at
+                                  most 8). Values above 64 count as 64. */
     /** CUDA device ordinal, 0.. (default -1: not named, which means device 0, or the
      *  device of cuda_context). Open fails with ENODEV when it names no device, and with
      *  EINVAL when a cuda_context on another device is given too. Ignored by backend=cpu. */

@@ -49,6 +49,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "cambi.h"
@@ -151,8 +152,10 @@ private:
     std::uint64_t seq_ = 0;
 };
 
-/// Fetches the c-values of (pass, scale) of the frame being finished, for the slow path.
-using CambiCvalueFetch = std::function<void(unsigned pass, unsigned scale, std::vector<float>& out)>;
+/// The c-values of (pass, scale) of the frame being finished, for the slow path: a host
+/// span of scale_width * scale_height floats that the pooling may reorder in place (the
+/// caller's buffer, valid until the finish returns).
+using CambiCvalueFetch = std::function<std::span<float>(unsigned pass, unsigned scale)>;
 
 /// Host finish: per scale the fast-path score (ref::cambi_topk_from_sum()) when it equals
 /// libvmaf's, else ref::cambi_spatial_pooling() on the c-values `fetch` returns; then

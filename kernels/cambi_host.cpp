@@ -248,7 +248,6 @@ ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccu
                 std::to_string((1u << plan.in_bpc) - 1) + ", the maximum for " +
                 std::to_string(plan.in_bpc) + "-bit samples");
     ref::CambiPassScores scores[2]{};
-    std::vector<float> c;
     unsigned slow = 0;
     for (unsigned p = 0; p < npass; ++p)
         for (unsigned s = 0; s < ref::kCambiScales; ++s) {
@@ -260,8 +259,7 @@ ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccu
                 scores[p].scale[s] = ex.score;
             } else {
                 // libvmaf's quick-select order on the frame's own c-values.
-                fetch(p, s, c);
-                scores[p].scale[s] = ref::cambi_spatial_pooling(std::span<float>(c), plan.topk);
+                scores[p].scale[s] = ref::cambi_spatial_pooling(fetch(p, s), plan.topk);
                 ++slow;
             }
         }
@@ -272,9 +270,13 @@ ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccu
 ref::CambiScores cambi_kernel_finish(const CambiKernel& k, const CambiAccum& acc,
                                      cudaStream_t stream, bool force_slow_path,
                                      unsigned* slow_scales) {
+    std::vector<float> c;
     return cambi_kernel_finish(
         k.plan(), acc,
-        [&](unsigned p, unsigned s, std::vector<float>& out) { k.copy_cvalues(acc, p, s, out, stream); },
+        [&](unsigned p, unsigned s) {
+            k.copy_cvalues(acc, p, s, c, stream);
+            return std::span<float>(c);
+        },
         force_slow_path, slow_scales);
 }
 

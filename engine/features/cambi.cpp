@@ -21,7 +21,9 @@
 #include "error.h"
 #include "vmaf_cuda.h"
 
+#include <array>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <vector>
 #include <string>
@@ -119,32 +121,31 @@ public:
 #ifdef VMAF_CUDA_HAVE_CUDA
     bool has_gpu() const override { return true; }
     std::unique_ptr<GpuStage> gpu(const GpuContext& ctx) const override {
-        // The host tail runs on any thread: before_finish() starts the asynchronous copy
-        // of the c-values of the scales whose order-free sum cannot guarantee libvmaf's
-        // value (strongly banded frames near 4K, at scales 0 and 1) into pinned memory of
-        // the frame's slot; finish() waits for it and runs libvmaf's quick-select there.
+        // The host tail runs on any thread. before_finish() (on the dispatching thread,
+        // which also enqueues) notes where the c-values of the scales whose order-free sum
+        // cannot guarantee libvmaf's value lie in the frame's slot (strongly banded frames
+        // near 4K, at scale 0); finish() copies them on the slot's stream into the
+        // finishing thread's own host buffer (pageable, reused) and runs libvmaf's
+        // quick-select there in place. A pool of pinned buffers (allocated by the workers)
+        // measured 8 % slower end to end (docs/PERFORMANCE.md).
         struct Stage final : GpuStage {
             const Cambi& f;
             cuda::CambiKernel k;
             struct Fetch {
-                cuda::PinnedBuffer buf;
-                cudaEvent_t done = nullptr;
-                bool pending = false;
-                std::vector<std::size_t> off; ///< per (pass, scale): float offset, or npos
+                cudaStream_t stream = nullptr;
+                std::array<const float*, 2 * ref::kCambiScales> src{}; ///< null: not needed
             };
             std::vector<Fetch> fetch; ///< per c-value slot
-            cudaStream_t copy = nullptr;
             // c-values of a frame stay in its slot until `slots` further enqueues: the
             // finish of frame i comes before the enqueue of frame i + slots.
             Stage(const Cambi& c, unsigned slots)
                 : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots), fetch(slots) {
-                VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
-                for (Fetch& fe : fetch) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fe.done, cudaEventDisableTiming));
+                for (Fetch& fe : fetch)
+                    VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&fe.stream, cudaStreamNonBlocking));
             }
             ~Stage() override {
                 for (Fetch& fe : fetch)
-                    if (fe.done) cudaEventDestroy(fe.done);
-                if (copy) cudaStreamDestroy(copy);
+                    if (fe.stream) cudaStreamDestroy(fe.stream);
             }
             std::size_t accum_bytes() const override { return k.accum_bytes(); }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
@@ -161,40 +162,29 @@ public:
             void before_finish(unsigned, const void* h, void*) override {
                 const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
                 Fetch& fe = fetch.at(acc.slot);
-                fe.pending = false;
-                fe.off.assign(2 * ref::kCambiScales, std::size_t(-1));
-                std::size_t total = 0;
+                fe.src.fill(nullptr);
+                if (acc.invalid_sample[0] || acc.invalid_sample[1]) return; // finish throws
                 for (unsigned p = 0; p < passes(); ++p)
                     for (unsigned s = 0; s < ref::kCambiScales; ++s)
-                        if (!exact(acc.pass[p][s]).equals_libvmaf) {
-                            fe.off[p * ref::kCambiScales + s] = total;
-                            total += std::size_t(k.scale_width(p, s)) * k.scale_height(p, s);
-                        }
-                if (!total || acc.invalid_sample[0] || acc.invalid_sample[1]) return;
-                if (fe.buf.bytes() < total * sizeof(float)) fe.buf = cuda::PinnedBuffer(total * sizeof(float));
-                for (unsigned p = 0; p < passes(); ++p)
-                    for (unsigned s = 0; s < ref::kCambiScales; ++s) {
-                        const std::size_t o = fe.off[p * ref::kCambiScales + s];
-                        if (o == std::size_t(-1)) continue;
-                        const std::size_t n = std::size_t(k.scale_width(p, s)) * k.scale_height(p, s);
-                        VMAF_CUDA_CHECK(cudaMemcpyAsync(fe.buf.get<float>() + o, k.cvalues_device(acc, p, s),
-                                                        n * sizeof(float), cudaMemcpyDeviceToHost, copy));
-                    }
-                VMAF_CUDA_CHECK(cudaEventRecord(fe.done, copy));
-                fe.pending = true;
+                        if (!exact(acc.pass[p][s]).equals_libvmaf)
+                            fe.src[p * ref::kCambiScales + s] = k.cvalues_device(acc, p, s);
             }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
-                Fetch& fe = fetch.at(acc.slot);
-                if (fe.pending) VMAF_CUDA_CHECK(cudaEventSynchronize(fe.done));
+                const Fetch& fe = fetch.at(acc.slot);
+                thread_local std::vector<float> host; // this thread's c-values of one scale
                 try {
-                    // cambi_kernel_finish with the c-values from the slot's pinned copy
-                    const auto fetch_pinned = [&](unsigned p, unsigned s, std::vector<float>& c) {
-                        const std::size_t o = fe.off.at(p * ref::kCambiScales + s);
-                        const float* src = fe.buf.get<float>() + o;
-                        c.assign(src, src + std::size_t(k.scale_width(p, s)) * k.scale_height(p, s));
+                    const auto fetch_scale = [&](unsigned p, unsigned s) {
+                        const float* src = fe.src.at(p * ref::kCambiScales + s);
+                        if (!src)
+                            throw Error(VMAF_CUDA_EINTERNAL, "cambi: a scale pooled on the host has no c-values");
+                        host.resize(std::size_t(k.scale_width(p, s)) * k.scale_height(p, s));
+                        VMAF_CUDA_CHECK(cudaMemcpyAsync(host.data(), src, host.size() * sizeof(float),
+                                                        cudaMemcpyDeviceToHost, fe.stream));
+                        VMAF_CUDA_CHECK(cudaStreamSynchronize(fe.stream));
+                        return std::span<float>(host);
                     };
-                    put(cuda::cambi_kernel_finish(k.plan(), acc, fetch_pinned), f.opt_.full_ref, out);
+                    put(cuda::cambi_kernel_finish(k.plan(), acc, fetch_scale), f.opt_.full_ref, out);
                 } catch (const std::invalid_argument& e) {
                     throw Error(VMAF_CUDA_EINVAL, e.what());
                 }

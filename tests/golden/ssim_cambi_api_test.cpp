@@ -580,3 +580,58 @@ TEST_CASE("cambi: sizes and options libvmaf refuses are errors of open naming ca
         CHECK(same_double(run.frames[i].at("cambi_full_reference"), want.full_reference));
     }
 }
+
+TEST_CASE("cambi: banded 4K frames whose pooling needs libvmaf's quick-select, through the C API",
+          "[golden][api][cambi][quick_select]") {
+    // 10-bit 3840x2160: vertical stripes of two codes over part of the frame (c-values near
+    // 1000), the rest flat with one code up per 65x65 cell (c-values of full mantissas);
+    // the stripes' share and phase change per frame. The top-60% sum at scale 0 is beyond
+    // the order-free guarantee, so the backend pools those scales with libvmaf's
+    // quick-select on its host (on CUDA: the c-values copied on a worker thread, several
+    // frames in flight); the values must be the reference's. Full_ref: both passes.
+    const unsigned w = 3840, h = 2160, frames = 4;
+    Clip clip;
+    clip.w = w, clip.h = h, clip.bpc = 10;
+    for (unsigned f = 0; f < frames; ++f) {
+        std::vector<std::uint8_t> r(std::size_t(w) * h * 2), d(r.size());
+        const unsigned split = w * (30 + 7 * f) / 100;
+        for (unsigned y = 0; y < h; ++y)
+            for (unsigned x = 0; x < w; ++x) {
+                const unsigned dv = x < split ? 100 + (((x + 5 * f) / 32) & 1)
+                                              : ((x + f) % 65 == 0 && y % 65 == 0) ? 121 : 120;
+                const unsigned rv = x < split / 2 ? 100 + ((x / 16) & 1) : 120 + ((x * 7 + y * 3 + f) % 3 == 0);
+                const std::size_t i = (std::size_t(y) * w + x) * 2;
+                d[i] = std::uint8_t(dv & 0xff), d[i + 1] = std::uint8_t(dv >> 8);
+                r[i] = std::uint8_t(rv & 0xff), r[i + 1] = std::uint8_t(rv >> 8);
+            }
+        clip.ref.push_back(r);
+        clip.dis.push_back(d);
+    }
+    ref::CambiOptions opt;
+    opt.full_ref = true;
+    const ref::CambiPlan plan = ref::cambi_plan(opt, w, h, clip.bpc);
+    // The case is the one meant: at scale 0 of the first distorted frame the order-free sum
+    // is not guaranteed, and is not libvmaf's value.
+    {
+        std::vector<std::uint16_t> img(std::size_t(w) * h), mask(img.size()), scratch;
+        std::vector<float> cv(img.size());
+        ref::cambi_preprocess(clip.view(clip.dis[0]), w, h, plan.enc_bitdepth, img.data());
+        ref::cambi_spatial_mask(img.data(), w, h, plan.dist.mask_index, mask.data());
+        ref::cambi_filter_mode(img.data(), w, h, scratch);
+        ref::cambi_c_values(img.data(), mask.data(), w, h, plan.dist.window_size, plan, cv.data(), scratch);
+        const ref::CambiTopkExact ex = ref::cambi_topk_exact(cv, plan.topk);
+        REQUIRE_FALSE(ex.equals_libvmaf);
+        REQUIRE_FALSE(same_double(ex.score, ref::cambi_spatial_pooling(cv, plan.topk)));
+    }
+    const ApiRun run = run_api(clip, "name=cambi:full_ref=true");
+    REQUIRE(run.frames.size() == frames);
+    ref::CambiScratch scratch;
+    for (unsigned i = 0; i < frames; ++i) {
+        const ref::LumaView d = clip.view(clip.dis[i]), r = clip.view(clip.ref[i]);
+        const ref::CambiScores want = ref::cambi_frame(d, &r, plan, scratch);
+        INFO(backend_name() << " backend, frame " << i);
+        CHECK(fmt17(run.frames[i].at("cambi")) == fmt17(want.cambi));
+        CHECK(fmt17(run.frames[i].at("cambi_source")) == fmt17(want.source));
+        CHECK(fmt17(run.frames[i].at("cambi_full_reference")) == fmt17(want.full_reference));
+    }
+}
