@@ -215,12 +215,24 @@ __global__ void cvalue_kernel(CvParams p) {
         if (!active) return;
         const std::uint16_t* ro = r_out >= 0 ? sc.key + static_cast<std::size_t>(r_out) * sc.w : nullptr;
         const std::uint16_t* ri = r_in >= 0 ? sc.key + static_cast<std::size_t>(r_in) * sc.w : nullptr;
-        for (int xx = x0 + sub; xx <= x1; xx += kCvalueSub) {
-            const int a = ro ? ro[xx] : kNoKey;
-            const int b = ri ? ri[xx] : kNoKey;
-            if (a == b) continue;
-            if (a != kNoKey) bump(a, 0xffffffffu);
-            if (b != kNoKey) bump(b, 1u);
+        // Four samples a step: their loads are in flight together (the kernel is bound by
+        // latency); the counts are integers, so the order of the updates does not matter,
+        // and a removed sample was added by an earlier row's update (no count below zero).
+        constexpr int kUnroll = 4;
+        for (int xx = x0 + sub; xx <= x1; xx += kUnroll * kCvalueSub) {
+            int a[kUnroll], b[kUnroll];
+#pragma unroll
+            for (int q = 0; q < kUnroll; ++q) {
+                const int X = xx + q * kCvalueSub;
+                a[q] = (ro && X <= x1) ? ro[X] : kNoKey;
+                b[q] = (ri && X <= x1) ? ri[X] : kNoKey;
+            }
+#pragma unroll
+            for (int q = 0; q < kUnroll; ++q) {
+                if (a[q] == b[q]) continue;
+                if (a[q] != kNoKey) bump(a[q], 0xffffffffu);
+                if (b[q] != kNoKey) bump(b[q], 1u);
+            }
         }
     };
     for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, sc.h - 1); ++r) move_rows(-1, r);
@@ -275,6 +287,7 @@ struct TopkSeg {
 
 struct TopkParams {
     TopkSeg seg[kMaxSeg];
+    int first[kMaxSeg + 1]; // blocks [first[s], first[s + 1]) of the 1-D grid stream segment s
     int nseg;
     TopkState* st;    // [nseg]
     unsigned* hist;   // [nseg][kBinsAll]
@@ -305,6 +318,16 @@ __global__ void topk_init_kernel(TopkParams p) {
     }
 }
 
+// This block's segment, its block index within it and the segment's block count.
+struct SegBlock {
+    int s, b, nb;
+};
+__device__ __forceinline__ SegBlock seg_block(const TopkParams& p) {
+    int s = 0;
+    while (s + 1 < p.nseg && static_cast<int>(blockIdx.x) >= p.first[s + 1]) ++s;
+    return {s, static_cast<int>(blockIdx.x) - p.first[s], p.first[s + 1] - p.first[s]};
+}
+
 __device__ __forceinline__ int bins_of(int level) {
     return level == 0 ? kBins0 : level == 1 ? kBins1 : kBins2;
 }
@@ -316,7 +339,8 @@ __device__ __forceinline__ int hist_off(int level) {
 __global__ void topk_hist_kernel(TopkParams p) {
     __shared__ unsigned sh[kBins1];
     __shared__ unsigned smin;
-    const int s = blockIdx.y;
+    const SegBlock sb = seg_block(p);
+    const int s = sb.s;
     TopkState* st = p.st + s;
     const int level = p.level;
     if (level > 0 && st->done) return;
@@ -328,7 +352,7 @@ __global__ void topk_hist_kernel(TopkParams p) {
     const unsigned* c = reinterpret_cast<const unsigned*>(p.seg[s].c);
     const unsigned n = p.seg[s].n;
     unsigned lmin = 0xffffffffu;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    for (unsigned i = unsigned(sb.b) * blockDim.x + threadIdx.x; i < n; i += unsigned(sb.nb) * blockDim.x) {
         const unsigned b = c[i];
         unsigned bin = 0xffffffffu; // not counted
         if (b != 0) {
@@ -419,14 +443,15 @@ __global__ void topk_resolve_kernel(TopkParams p) {
 __global__ void topk_sum_kernel(TopkParams p) {
     __shared__ unsigned long long ws[32];
     __shared__ unsigned wc[32];
-    const int s = blockIdx.y;
+    const SegBlock sb = seg_block(p);
+    const int s = sb.s;
     TopkState* st = p.st + s;
     const unsigned kth = st->kth;
     const unsigned* c = reinterpret_cast<const unsigned*>(p.seg[s].c);
     const unsigned n = p.seg[s].n;
     unsigned long long sum = 0;
     unsigned cnt = 0;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    for (unsigned i = unsigned(sb.b) * blockDim.x + threadIdx.x; i < n; i += unsigned(sb.nb) * blockDim.x) {
         const unsigned b = c[i];
         if (b > kth) {
             sum += units_of(b);
@@ -604,7 +629,16 @@ TopkParams topk_params(const TopkLaunch& t) {
     tp.st = static_cast<TopkState*>(t.scratch);
     tp.hist = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(t.scratch) +
                                           kMaxSeg * sizeof(TopkState));
-    for (int i = 0; i < t.nseg; ++i) tp.seg[i] = TopkSeg{t.c[i], t.n[i], t.k[i]};
+    // Blocks per segment in proportion to its size (about 16 values a thread), at least
+    // t.blocks / 4: the segments differ 256-fold in size (scale 0 to 4).
+    int blocks = 0;
+    for (int i = 0; i < t.nseg; ++i) {
+        tp.seg[i] = TopkSeg{t.c[i], t.n[i], t.k[i]};
+        tp.first[i] = blocks;
+        const long long want = (static_cast<long long>(t.n[i]) + 256 * 16 - 1) / (256 * 16);
+        blocks += static_cast<int>(std::clamp<long long>(want, std::max(1, t.blocks / 4), 8192));
+    }
+    tp.first[t.nseg] = blocks;
     return tp;
 }
 } // namespace
@@ -617,7 +651,7 @@ void launch_topk_init(const TopkLaunch& t, cudaStream_t stream) {
 void launch_topk(const TopkLaunch& t, CambiAccum* acc, std::uint32_t slot, std::uint64_t sequence,
                  int npass, cudaStream_t stream) {
     TopkParams tp = topk_params(t);
-    const dim3 hgrid(t.blocks, tp.nseg);
+    const dim3 hgrid(static_cast<unsigned>(tp.first[tp.nseg]));
     for (int level = 0; level < 3; ++level) {
         tp.level = level;
         topk_hist_kernel<<<hgrid, 256, 0, stream>>>(tp);

@@ -85,6 +85,48 @@ __global__ void decimate_kernel(Src a, Src b, int w, int h, int factor, Taps2d t
     ob[o] = __double2float_rn(sb);
 }
 
+// The same for a float image, decimation by F with a LEN x LEN kernel (float_ms_ssim's
+// 9x9 low-pass by 2): a block of 32 x 8 outputs first loads the mirrored input region it
+// reads into shared memory (both images), then each thread sums its taps in the
+// reference's order from there; the arithmetic is decimate_kernel's, the loads are not
+// repeated per tap. Coordinates that no valid output reads (beyond the last output of a
+// partial block) are clamped only to stay inside the image.
+constexpr int kTileX = 32, kTileY = 8;
+template <int LEN, int F>
+__global__ void __launch_bounds__(kTileX * kTileY)
+decimate_tiled_kernel(const float* a, const float* b, int w, int h, Taps2d taps, float* oa,
+                      float* ob, int sw, int sh) {
+    constexpr int C = LEN / 2;
+    constexpr int IW = (kTileX - 1) * F + LEN, IH = (kTileY - 1) * F + LEN;
+    __shared__ float ta[IH][IW], tb[IH][IW];
+    const int ox0 = int(blockIdx.x) * kTileX, oy0 = int(blockIdx.y) * kTileY;
+    const int ix0 = ox0 * F - C, iy0 = oy0 * F - C;
+    for (int i = int(threadIdx.y * kTileX + threadIdx.x); i < IW * IH; i += kTileX * kTileY) {
+        const int ty = i / IW, tx = i - ty * IW;
+        const int Y = min(max(sym(iy0 + ty, h), 0), h - 1);
+        const int X = min(max(sym(ix0 + tx, w), 0), w - 1);
+        const std::size_t at = std::size_t(Y) * w + X;
+        ta[ty][tx] = a[at];
+        tb[ty][tx] = b[at];
+    }
+    __syncthreads();
+    const int x = ox0 + int(threadIdx.x), y = oy0 + int(threadIdx.y);
+    if (x >= sw || y >= sh) return;
+    const int r0 = int(threadIdx.y) * F, c0 = int(threadIdx.x) * F;
+    double sa = 0.0, sb = 0.0;
+#pragma unroll
+    for (int v = 0; v < LEN; ++v)
+#pragma unroll
+        for (int u = 0; u < LEN; ++u) {
+            const float t = taps.k[v * LEN + u];
+            sa = __dadd_rn(sa, double(__fmul_rn(ta[r0 + v][c0 + u], t)));
+            sb = __dadd_rn(sb, double(__fmul_rn(tb[r0 + v][c0 + u], t)));
+        }
+    const std::size_t o = std::size_t(y) * sw + x;
+    oa[o] = __double2float_rn(sa);
+    ob[o] = __double2float_rn(sb);
+}
+
 // Horizontal pass of the five convolutions of _iqa_ssim (iqa_convolve, 1-D path): for
 // row y and valid column x, sum (double) += (float)(img[x + u] * g[u]) for u = 0..10,
 // over ref, dis, ref*ref, dis*dis, ref*dis (float products first, as libvmaf squares
@@ -297,6 +339,13 @@ void launch_decimate(const float* ref, const float* dis, int w, int h, int facto
                      const Taps2d& taps, float* ref_out, float* dis_out, cudaStream_t stream) {
     const int sw = w / factor + (w & 1), sh = h / factor + (h & 1);
     if (sw <= 0 || sh <= 0) return;
+    if (factor == 2 && taps.len == 9) {
+        const dim3 grid(unsigned((sw + kTileX - 1) / kTileX), unsigned((sh + kTileY - 1) / kTileY));
+        decimate_tiled_kernel<9, 2><<<grid, dim3(kTileX, kTileY), 0, stream>>>(
+            ref, dis, w, h, taps, ref_out, dis_out, sw, sh);
+        VMAF_CUDA_CHECK_LAUNCH();
+        return;
+    }
     decimate_kernel<FloatSrc><<<dim3(blocks_for(sw), unsigned(sh)), kThreads, 0, stream>>>(
         FloatSrc{ref, w}, FloatSrc{dis, w}, w, h, factor, taps, ref_out, dis_out, sw, sh);
     VMAF_CUDA_CHECK_LAUNCH();
