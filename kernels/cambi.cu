@@ -287,7 +287,7 @@ struct TopkSeg {
 
 struct TopkParams {
     TopkSeg seg[kMaxSeg];
-    int first[kMaxSeg + 1]; // blocks [first[s], first[s + 1]) of the 1-D grid stream segment s
+    int first[kMaxSeg + 1]; // blocks first[s] .. first[s + 1] - 1 of the 1-D grid read segment s
     int nseg;
     TopkState* st;    // [nseg]
     unsigned* hist;   // [nseg][kBinsAll]

@@ -79,7 +79,8 @@ struct TopkLaunch {
     unsigned k[2 * kCambiDeviceScales];
     int nseg;
     void* scratch;            ///< topk_scratch_bytes()
-    int blocks;               ///< blocks per segment of the streaming passes
+    int blocks;               ///< the streaming passes give each segment at least blocks / 4
+                              ///< blocks, more in proportion to its size
 };
 
 /// Bytes of the top-k scratch (states and histograms of 10 segments).
