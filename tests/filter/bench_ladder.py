@@ -128,7 +128,8 @@ class Setup:
     def __init__(self, a):
         self.sw = a.sw
         self.w, self.h = (640, 360) if a.sw else (3840, 2160)
-        self.dec = [] if a.sw else ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+        self.dec = ([] if a.sw else ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]) + \
+            a.dec_opts.split()
         self.backend = "cpu" if a.sw else "cuda"
         self.anchor_vmaf = "libvmaf" if a.sw else "libvmaf_cuda"
 
@@ -418,6 +419,9 @@ def main():
                     help="reads of each input for libvmaf on the CPU (--companion; default 1)")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "bench_ladder"))
     ap.add_argument("--vmaf-opts", default="", help="more vmaf_cuda options (b, c, e2), e.g. prefetch=16")
+    ap.add_argument("--dec-opts", default="",
+                    help="more input options for every input of every ladder run, the decode-only "
+                         "ones too, e.g. \"-thread_queue_size 256\"")
     ap.add_argument("--only", type=lambda v: v.split(","), default=None,
                     help="ladder runs to make, e.g. b,c (a always runs: it sets the loops)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each command")
