@@ -51,6 +51,41 @@ REQUIRED_NEG = ["integer_adm2_egl_1", "integer_vif_scale0_egl_1", "integer_vif_s
                 "integer_vif_scale2_egl_1", "integer_vif_scale3_egl_1", "integer_motion2"]
 
 
+def run_tests(r, tests, prefix, workdir, keep):
+    """Runs each test function t(r): PASS with what it returns, SKIP when it returns None or
+    raises parity_cases.Skip, FAIL on TestFailure or an error of its own (named). Removes
+    `workdir` afterwards unless `keep` or a test failed. Returns the exit status (0, 1)."""
+    passed = failed = skipped = 0
+    for t in tests:
+        name = prefix + t.__name__[2:]
+        try:
+            info = t(r)
+        except parity_cases.Skip as e:
+            info = None
+            print("  (%s)" % e)
+        except TestFailure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e), flush=True)
+            continue
+        except (OSError, ValueError, KeyError, TypeError, IndexError, json.JSONDecodeError,
+                subprocess.SubprocessError) as e:
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
+            continue
+        if info is None:
+            skipped += 1
+            print("SKIP %s" % name, flush=True)
+        else:
+            passed += 1
+            print("PASS %s: %s" % (name, info), flush=True)
+    if not keep and not failed:
+        shutil.rmtree(workdir, ignore_errors=True)
+    elif failed:
+        print("outputs kept in %s" % workdir)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
 class TestFailure(Exception):
     pass
 
@@ -611,31 +646,7 @@ def main():
     tests = GPU_TESTS if a.gpu else CPU_TESTS
     if a.only:
         tests = [t for t in tests if any(o in t.__name__ for o in a.only)]
-    passed = failed = skipped = 0
-    for t in tests:
-        name = t.__name__[2:]
-        try:
-            info = t(r)
-        except TestFailure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e), flush=True)
-            continue
-        except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
-            failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
-            continue
-        if info is None:
-            skipped += 1
-            print("SKIP %s" % name, flush=True)
-        else:
-            passed += 1
-            print("PASS %s: %s" % (name, info), flush=True)
-    if not a.workdir and not failed:
-        shutil.rmtree(workdir, ignore_errors=True)
-    elif failed:
-        print("outputs kept in %s" % workdir)
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return run_tests(r, tests, "", workdir, keep=bool(a.workdir))
 
 
 if __name__ == "__main__":

@@ -38,8 +38,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 import filter_test as ft
 import live_test as lt
@@ -461,31 +459,8 @@ def t_memory_flat(r):
     for path in (dis, ref, dis, ref):
         cmd += raw + ["-i", path]
     cmd += ["-lavfi", graph] + sum((["-map", "[%s]" % o, "-f", "null", "-"] for o in "abc"), [])
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    progress, samples, dev, err = [0], [], [], []
-
-    def read_progress():
-        for line in p.stdout:
-            if line.startswith("frame="):
-                progress[0] = int(line.split("=", 1)[1])
-    threads = [threading.Thread(target=read_progress),
-               threading.Thread(target=lambda: err.append(p.stderr.read()))]
-    for t in threads:
-        t.start()
-    last = 0.0
-    while p.poll() is None:
-        v = lt.rss_kib(p.pid)
-        if v:
-            samples.append((progress[0], v))
-        if r.hw and time.monotonic() - last > 1.0:
-            last = time.monotonic()
-            d = lt.device_mib(p.pid)
-            if d:
-                dev.append((progress[0], d))
-        time.sleep(0.2)
-    for t in threads:
-        t.join()
-    expect(p.returncode == 0, "ffmpeg exited with %d:\n%s" % (p.returncode, ft.tail("".join(err))))
+    _, samples, dev, err, rc = lt.sampled_run(r, cmd)
+    expect(rc == 0, "ffmpeg exited with %d:\n%s" % (rc, ft.tail(err)))
     for k in range(3):
         with open(nd % k) as f:
             n_lines = sum(1 for _ in f)
@@ -555,35 +530,7 @@ def main():
     tests = GPU_TESTS if a.gpu else CPU_TESTS
     if a.only:
         tests = [t for t in tests if any(o in t.__name__ for o in a.only)]
-    passed = failed = skipped = 0
-    for t in tests:
-        name = ("gpu_" if a.gpu else "") + t.__name__[2:]
-        try:
-            info = t(r)
-        except parity_cases.Skip as e:
-            info = None
-            print("  (%s)" % e)
-        except TestFailure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e), flush=True)
-            continue
-        except (OSError, ValueError, KeyError, TypeError, IndexError, json.JSONDecodeError,
-                subprocess.SubprocessError) as e:
-            failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
-            continue
-        if info is None:
-            skipped += 1
-            print("SKIP %s" % name, flush=True)
-        else:
-            passed += 1
-            print("PASS %s: %s" % (name, info), flush=True)
-    if not a.workdir and not failed:
-        shutil.rmtree(workdir, ignore_errors=True)
-    elif failed:
-        print("outputs kept in %s" % workdir)
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return ft.run_tests(r, tests, "gpu_" if a.gpu else "", workdir, keep=bool(a.workdir))
 
 
 if __name__ == "__main__":

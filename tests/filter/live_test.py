@@ -372,23 +372,13 @@ def flat(samples, frames, unit):
     return "%s %d after warm-up, peak %d (+%.2f %%)" % (unit, base, peak, 100.0 * (peak - base) / base)
 
 
-def long_run(r, options, frames, sample=True):
-    w, h, clip = 64, 64, 50
-    if frames % clip:
-        raise TestFailure("--frames must be a multiple of %d" % clip)
-    ref, dis = make_raw_clip(r, w, h, clip)
-    raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-video_size", "%dx%d" % (w, h),
-           "-framerate", "25", "-stream_loop", str(frames // clip - 1)]
-    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1"] + \
-        r.upload_device + raw + ["-i", dis] + raw + ["-i", ref] + \
-        ["-lavfi", r.upload_graph + "vmaf_cuda=backend=%s" % r.backend + options, "-f", "null", "-"]
-    if r.verbose:
-        print("  $ " + " ".join(cmd), flush=True)
+def sampled_run(r, cmd, sample=True):
+    """Runs ffmpeg `cmd` (with -progress pipe:1) to its end, sampling its VmRSS every 0.2 s
+    and, with r.hw, its device memory every second, each against the frames output so far.
+    Returns (frames output, [(frames, VmRSS KiB)], [(frames, device MiB)], stderr, exit code)."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     progress = [0]
-    samples = []   # (frames output, VmRSS KiB)
-    dev_samples = []   # (frames output, device MiB), --gpu
-    err_chunks = []
+    samples, dev_samples, err_chunks = [], [], []
 
     def read_progress():
         for line in p.stdout:
@@ -413,11 +403,26 @@ def long_run(r, options, frames, sample=True):
         time.sleep(0.2)
     for t in threads:
         t.join()
-    err = "".join(err_chunks)
-    if p.returncode != 0:
-        raise TestFailure("ffmpeg exited with %d:\n%s" % (p.returncode, ft.tail(err)))
-    if progress[0] != frames:
-        raise TestFailure("%d frames output, expected %d" % (progress[0], frames))
+    return progress[0], samples, dev_samples, "".join(err_chunks), p.returncode
+
+
+def long_run(r, options, frames, sample=True):
+    w, h, clip = 64, 64, 50
+    if frames % clip:
+        raise TestFailure("--frames must be a multiple of %d" % clip)
+    ref, dis = make_raw_clip(r, w, h, clip)
+    raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-video_size", "%dx%d" % (w, h),
+           "-framerate", "25", "-stream_loop", str(frames // clip - 1)]
+    cmd = [r.ffmpeg, "-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1"] + \
+        r.upload_device + raw + ["-i", dis] + raw + ["-i", ref] + \
+        ["-lavfi", r.upload_graph + "vmaf_cuda=backend=%s" % r.backend + options, "-f", "null", "-"]
+    if r.verbose:
+        print("  $ " + " ".join(cmd), flush=True)
+    progress, samples, dev_samples, err, rc = sampled_run(r, cmd, sample)
+    if rc != 0:
+        raise TestFailure("ffmpeg exited with %d:\n%s" % (rc, ft.tail(err)))
+    if progress != frames:
+        raise TestFailure("%d frames output, expected %d" % (progress, frames))
     r.dev_samples = dev_samples
     return samples, err
 
