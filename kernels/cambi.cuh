@@ -27,10 +27,11 @@
 /// - Host (cambi_kernel_finish()): per scale, ref::cambi_topk_from_sum() turns the sum
 ///   into the pooled score and says whether it equals libvmaf's quick-select sum. When it
 ///   does not (strongly banded frames near 4K at scale 0; never in the golden cases),
-///   libvmaf's double sum depends on the order its quick-select leaves the values in,
-///   which has no parallel equivalent: the host copies that scale's c-values
-///   (copy_cvalues()) and runs ref::cambi_spatial_pooling() on them. Then
-///   ref::cambi_finish() (scale weights, clipping): the reference's own tail.
+///   libvmaf's double sum depends on the order its quick-select leaves the values in:
+///   that scale is pooled by CambiDevicePool (cambi_pool.cuh: libvmaf's rounds and its
+///   ordered double sum, reproduced on the device; the engine's path), or on a host copy
+///   (copy_cvalues(), ref::cambi_spatial_pooling()). Then ref::cambi_finish() (scale
+///   weights, clipping): the reference's own tail.
 ///
 /// C-value slots: the c-values of the last `cvalue_slots` enqueues are kept on the device
 /// (frame i uses slot i % cvalue_slots, named in its accumulator), so that the host can
@@ -54,6 +55,7 @@
 
 #include "cambi.h"
 #include "cambi_device.cuh"
+#include "cambi_pool.cuh"
 #include "cuda_common.cuh"
 
 namespace vmaf_cuda::cuda {
@@ -104,7 +106,10 @@ public:
     /// Device address of the c-values of `acc`'s frame, pass and scale
     /// (scale_width() x scale_height() floats, row-major), valid while the frame's slot is
     /// not reused (the same checks as copy_cvalues(); throws CudaError when it was).
-    const float* cvalues_device(const CambiAccum& acc, unsigned pass, unsigned scale) const;
+    /// CambiDevicePool::pool() may reorder them in place.
+    float* cvalues_device(const CambiAccum& acc, unsigned pass, unsigned scale) const;
+    /// The largest scale_width * scale_height over passes and scales.
+    std::size_t max_scale_values() const;
 
     /// The plan (pass sizes, windows, band) derived from the options.
     const ref::CambiPlan& plan() const { return plan_; }
@@ -152,26 +157,32 @@ private:
     std::uint64_t seq_ = 0;
 };
 
-/// The c-values of (pass, scale) of the frame being finished, for the slow path: a host
-/// span of scale_width * scale_height floats that the pooling may reorder in place (the
-/// caller's buffer, valid until the finish returns).
-using CambiCvalueFetch = std::function<std::span<float>(unsigned pass, unsigned scale)>;
+/// The pooled score of (pass, scale) of the frame being finished, for the scales whose
+/// order-free sum cannot give libvmaf's value: libvmaf's quick-select pooling of that
+/// scale's c-values (ref::cambi_spatial_pooling() on a host copy, or CambiDevicePool on
+/// the slot's own c-values).
+using CambiScalePool = std::function<double(unsigned pass, unsigned scale)>;
 
 /// Host finish: per scale the fast-path score (ref::cambi_topk_from_sum()) when it equals
-/// libvmaf's, else ref::cambi_spatial_pooling() on the c-values `fetch` returns; then
-/// ref::cambi_finish(). Exactly ref::cambi_frame()'s scores.
-/// \param force_slow_path test hook: pool every scale on the host as if the bound failed.
-/// \param slow_scales if not null, counts the scales pooled on the host.
+/// libvmaf's, else `pool(pass, scale)`; then ref::cambi_finish(). Exactly
+/// ref::cambi_frame()'s scores.
+/// \param force_slow_path test hook: pool every scale as if the bound failed.
+/// \param slow_scales if not null, counts the scales pooled by `pool`.
 /// \throws std::invalid_argument when the device flagged a sample >= 2^bpc (as
 ///         ref::cambi_preprocess() throws), or when the accumulator's full_ref does not
 ///         match the plan.
 ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccum& acc,
-                                     const CambiCvalueFetch& fetch, bool force_slow_path = false,
+                                     const CambiScalePool& pool, bool force_slow_path = false,
                                      unsigned* slow_scales = nullptr);
 
-/// The same through the kernel object's copy_cvalues() on `stream`.
+/// The same on a kernel object's frame, with `stream`: with `device_pool` null the slow
+/// scales are pooled on the host from copy_cvalues() (the slot is left as it is);
+/// otherwise on the device by `device_pool` (max_n() >= max_scale_values()), which
+/// reorders that scale's c-values in the slot as libvmaf's quick-select does, so a frame
+/// is to be finished that way once.
 ref::CambiScores cambi_kernel_finish(const CambiKernel& k, const CambiAccum& acc,
                                      cudaStream_t stream, bool force_slow_path = false,
-                                     unsigned* slow_scales = nullptr);
+                                     unsigned* slow_scales = nullptr,
+                                     CambiDevicePool* device_pool = nullptr);
 
 } // namespace vmaf_cuda::cuda

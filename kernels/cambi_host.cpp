@@ -223,8 +223,8 @@ void CambiKernel::copy_cvalues(const CambiAccum& acc, unsigned pass, unsigned sc
     VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-const float* CambiKernel::cvalues_device(const CambiAccum& acc, unsigned pass,
-                                         unsigned scale) const {
+float* CambiKernel::cvalues_device(const CambiAccum& acc, unsigned pass,
+                                   unsigned scale) const {
     if (pass >= npass_ || scale >= ref::kCambiScales)
         invalid("cvalues_device: pass or scale out of range");
     if (acc.sequence >= seq_ || seq_ > acc.sequence + slots_ || acc.slot != acc.sequence % slots_)
@@ -234,8 +234,16 @@ const float* CambiKernel::cvalues_device(const CambiAccum& acc, unsigned pass,
     return cv_base(pass, acc.slot) + pass_[pass].cv_off[scale];
 }
 
+std::size_t CambiKernel::max_scale_values() const {
+    std::size_t m = 0;
+    for (unsigned p = 0; p < npass_; ++p)
+        for (unsigned s = 0; s < ref::kCambiScales; ++s)
+            m = std::max(m, std::size_t(sw_[p][s]) * sh_[p][s]);
+    return m;
+}
+
 ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccum& acc,
-                                     const CambiCvalueFetch& fetch, bool force_slow_path,
+                                     const CambiScalePool& pool, bool force_slow_path,
                                      unsigned* slow_scales) {
     if ((acc.full_ref != 0) != plan.full_ref)
         throw std::invalid_argument("cambi: the accumulator's full_ref does not match the plan");
@@ -259,7 +267,7 @@ ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccu
                 scores[p].scale[s] = ex.score;
             } else {
                 // libvmaf's quick-select order on the frame's own c-values.
-                scores[p].scale[s] = ref::cambi_spatial_pooling(fetch(p, s), plan.topk);
+                scores[p].scale[s] = pool(p, s);
                 ++slow;
             }
         }
@@ -269,13 +277,21 @@ ref::CambiScores cambi_kernel_finish(const ref::CambiPlan& plan, const CambiAccu
 
 ref::CambiScores cambi_kernel_finish(const CambiKernel& k, const CambiAccum& acc,
                                      cudaStream_t stream, bool force_slow_path,
-                                     unsigned* slow_scales) {
+                                     unsigned* slow_scales, CambiDevicePool* device_pool) {
+    if (device_pool && device_pool->max_n() < k.max_scale_values())
+        invalid("cambi_kernel_finish: the device pool holds fewer values than the largest scale");
     std::vector<float> c;
     return cambi_kernel_finish(
         k.plan(), acc,
         [&](unsigned p, unsigned s) {
+            if (device_pool) {
+                const CambiScaleAccum& a = acc.pass[p][s];
+                float min_pos;
+                std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
+                return device_pool->pool(k.cvalues_device(acc, p, s), a.n, a.k, min_pos, stream);
+            }
             k.copy_cvalues(acc, p, s, c, stream);
-            return std::span<float>(c);
+            return ref::cambi_spatial_pooling(std::span<float>(c), k.plan().topk);
         },
         force_slow_path, slow_scales);
 }

@@ -2,9 +2,9 @@
 // Feature record: CAMBI (libvmaf v3.2.0 `cambi`, src/feature/cambi.c). No-reference
 // banding score of the distorted luma; with full_ref also of the reference (read then).
 // Stages: reference/cambi.h (CPU: ref::cambi_frame), kernels/cambi.cuh (GPU: integer
-// stages and the order-free top-k on the device; cambi_kernel_finish() on the host pools
-// a scale from the frame's c-values, fetched from its slot, when the order-free sum cannot
-// guarantee libvmaf's quick-select value).
+// stages and the order-free top-k on the device; when the order-free sum cannot guarantee
+// libvmaf's quick-select value, cambi_pool.cuh pools that scale on the device from the
+// frame's c-values in its slot; cambi_kernel_finish() on the host does the rest).
 //
 // Options: libvmaf's table of cambi.c in its order, names, aliases, types, defaults and
 // ranges; every one but heatmaps_path (a debugging dump) is computed. The given texts
@@ -23,6 +23,8 @@
 
 #include <array>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -124,18 +126,20 @@ public:
         // The host tail runs on any thread. before_finish() (on the dispatching thread,
         // which also enqueues) notes where the c-values of the scales whose order-free sum
         // cannot guarantee libvmaf's value lie in the frame's slot (strongly banded frames
-        // near 4K, at scale 0); finish() copies them on the slot's stream into the
-        // finishing thread's own host buffer (pageable, reused) and runs libvmaf's
-        // quick-select there in place. A pool of pinned buffers (allocated by the workers)
-        // measured 8 % slower end to end (docs/PERFORMANCE.md).
+        // near 4K, at scale 0); finish() pools them on the device (cuda::CambiDevicePool:
+        // libvmaf's quick-select and ordered sum, in place in the slot) on the slot's
+        // stream, with a pool object of its own taken from a free list (at most one per
+        // concurrent finisher is ever made). Only the pooled double comes back.
         struct Stage final : GpuStage {
             const Cambi& f;
             cuda::CambiKernel k;
             struct Fetch {
                 cudaStream_t stream = nullptr;
-                std::array<const float*, 2 * ref::kCambiScales> src{}; ///< null: not needed
+                std::array<float*, 2 * ref::kCambiScales> src{}; ///< null: not needed
             };
             std::vector<Fetch> fetch; ///< per c-value slot
+            std::mutex pools_mutex;
+            std::vector<std::unique_ptr<cuda::CambiDevicePool>> free_pools;
             // c-values of a frame stay in its slot until `slots` further enqueues: the
             // finish of frame i comes before the enqueue of frame i + slots.
             Stage(const Cambi& c, unsigned slots)
@@ -169,22 +173,44 @@ public:
                         if (!exact(acc.pass[p][s]).equals_libvmaf)
                             fe.src[p * ref::kCambiScales + s] = k.cvalues_device(acc, p, s);
             }
+            /// A pool object for one finish, back to the free list on destruction.
+            struct Lease {
+                Stage& st;
+                std::unique_ptr<cuda::CambiDevicePool> pool;
+                explicit Lease(Stage& s) : st(s) {}
+                ~Lease() {
+                    if (!pool) return;
+                    std::lock_guard<std::mutex> g(st.pools_mutex);
+                    st.free_pools.push_back(std::move(pool));
+                }
+                cuda::CambiDevicePool& get() {
+                    if (pool) return *pool;
+                    {
+                        std::lock_guard<std::mutex> g(st.pools_mutex);
+                        if (!st.free_pools.empty()) {
+                            pool = std::move(st.free_pools.back());
+                            st.free_pools.pop_back();
+                        }
+                    }
+                    if (!pool) pool = std::make_unique<cuda::CambiDevicePool>(st.k.max_scale_values());
+                    return *pool;
+                }
+            };
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
                 const Fetch& fe = fetch.at(acc.slot);
-                thread_local std::vector<float> host; // this thread's c-values of one scale
+                Lease lease(*this);
                 try {
-                    const auto fetch_scale = [&](unsigned p, unsigned s) {
-                        const float* src = fe.src.at(p * ref::kCambiScales + s);
+                    const auto pool_scale = [&](unsigned p, unsigned s) {
+                        float* src = fe.src.at(p * ref::kCambiScales + s);
                         if (!src)
-                            throw Error(VMAF_CUDA_EINTERNAL, "cambi: a scale pooled on the host has no c-values");
-                        host.resize(std::size_t(k.scale_width(p, s)) * k.scale_height(p, s));
-                        VMAF_CUDA_CHECK(cudaMemcpyAsync(host.data(), src, host.size() * sizeof(float),
-                                                        cudaMemcpyDeviceToHost, fe.stream));
-                        VMAF_CUDA_CHECK(cudaStreamSynchronize(fe.stream));
-                        return std::span<float>(host);
+                            throw Error(VMAF_CUDA_EINTERNAL, "cambi: a scale pooled on the device has no c-values");
+                        const cuda::CambiScaleAccum& a = acc.pass[p][s];
+                        float min_pos;
+                        std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
+                        return lease.get().pool(src, a.n, a.k, min_pos, fe.stream);
                     };
-                    put(cuda::cambi_kernel_finish(k.plan(), acc, fetch_scale), f.opt_.full_ref, out);
+                    put(cuda::cambi_kernel_finish(k.plan(), acc, pool_scale), f.opt_.full_ref, out);
                 } catch (const std::invalid_argument& e) {
                     throw Error(VMAF_CUDA_EINVAL, e.what());
                 }

@@ -269,8 +269,11 @@ std::string compare_scores(const vref::CambiScores& got, const vref::CambiScores
 }
 
 /// Checks one frame's accumulator (already on the host) against the reference passes.
+/// `device_slow`: also finish with every scale pooled by CambiDevicePool (last: it reorders
+/// the slot's c-values, so not for a frame that is finished again later).
 std::string check_frame(const vcu::CambiKernel& k, const vcu::CambiAccum& acc, const RefPass* want,
-                        const vref::CambiScores& want_scores, cudaStream_t stream) {
+                        const vref::CambiScores& want_scores, cudaStream_t stream,
+                        bool device_slow) {
     const vref::CambiPlan& plan = k.plan();
     const unsigned npass = plan.full_ref ? 2 : 1;
     std::vector<float> got;
@@ -325,6 +328,13 @@ std::string check_frame(const vcu::CambiKernel& k, const vcu::CambiAccum& acc, c
                        plan.full_ref, "finish with the slow path forced");
     if (!e.empty()) return e;
     if (slow != npass * vref::kCambiScales) return "forced slow path pooled only " + std::to_string(slow) + " scales";
+    if (device_slow) {
+        vcu::CambiDevicePool pool(k.max_scale_values());
+        e = compare_scores(vcu::cambi_kernel_finish(k, acc, stream, true, &slow, &pool), want_scores,
+                           plan.full_ref, "finish with every scale pooled on the device");
+        if (!e.empty()) return e;
+        if (slow != npass * vref::kCambiScales) return "device slow path pooled only " + std::to_string(slow) + " scales";
+    }
     return {};
 }
 
@@ -382,21 +392,26 @@ std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream) {
     std::string err = run_guarded(
         [&](vcu::CambiAccum* d, cudaStream_t st) { k.enqueue(f0.d_dis.view, &f0.d_ref.view, d, st); },
         stream, a0);
-    if (err.empty()) err = check_frame(k, a0, f0.want, f0.scores, stream);
+    const bool one_frame = std::size_t(c.w) * c.h > 1280 * 720; // at the large sizes (CPU time)
+    if (err.empty()) err = check_frame(k, a0, f0.want, f0.scores, stream, one_frame);
     if (!err.empty()) return "frame 0: " + err;
-    if (std::size_t(c.w) * c.h > 1280 * 720) return {}; // one frame at the large sizes (CPU time)
+    if (one_frame) return {};
 
     const Frame f1 = make_frame(c, plan, rng, false);
     vcu::CambiAccum a1{};
     err = run_guarded(
         [&](vcu::CambiAccum* d, cudaStream_t st) { k.enqueue(f1.d_dis.view, &f1.d_ref.view, d, st); },
         stream, a1);
-    if (err.empty()) err = check_frame(k, a1, f1.want, f1.scores, stream);
+    if (err.empty()) err = check_frame(k, a1, f1.want, f1.scores, stream, true);
     if (!err.empty()) return "frame 1 (same kernel object): " + err;
-    // Frame 0 again, after frame 1: its c-value slot must be intact.
+    // Frame 0 again, after frame 1: its c-value slot must be intact (host copy, then the
+    // device pooling in place).
     err = compare_scores(vcu::cambi_kernel_finish(k, a0, stream, true), f0.scores, plan.full_ref,
                          "frame 0 finished (slow path) after frame 1 was enqueued");
-    return err;
+    if (!err.empty()) return err;
+    vcu::CambiDevicePool pool(k.max_scale_values());
+    return compare_scores(vcu::cambi_kernel_finish(k, a0, stream, true, nullptr, &pool), f0.scores,
+                          plan.full_ref, "frame 0 pooled on the device after frame 1 was enqueued");
 }
 
 std::vector<Combo> combos() {
@@ -493,10 +508,16 @@ TEST_CASE("cambi: a 4K frame whose pooling needs libvmaf's quick-select order", 
     unsigned slow = 0;
     const vref::CambiScores got = vcu::cambi_kernel_finish(k, acc, stream.s, false, &slow);
     CHECK(slow == 2);
-    const std::string err = check_frame(k, acc, &want, want_scores, stream.s);
+    const std::string err = check_frame(k, acc, &want, want_scores, stream.s, false);
     INFO("VMAF_CHECK_SEED=" << hex(check_seed()) << ": " << err);
     CHECK(err.empty());
     CHECK(same(got.cambi, want_scores.cambi));
+    // The engine's path: the two slow scales pooled on the device, in place.
+    vcu::CambiDevicePool pool(k.max_scale_values());
+    slow = 0;
+    const vref::CambiScores dev = vcu::cambi_kernel_finish(k, acc, stream.s, false, &slow, &pool);
+    CHECK(slow == 2);
+    CHECK(same(dev.cambi, want_scores.cambi));
 }
 
 TEST_CASE("cambi: a sample >= 2^bpc is refused like the reference", "[cambi][gpu]") {

@@ -8,6 +8,7 @@
 // cambi_options.tsv (libvmaf v3.2.0's values, how they were made is in its header).
 
 #include "cambi.h"
+#include "cambi_pool_cases.h"
 #include "golden_util.h"
 #include "pooling.h"
 #include "vmaf_cuda.h"
@@ -417,37 +418,6 @@ TEST_CASE("cambi: order-free top-k pooling says when it cannot match the quick-s
     CHECK(same_double(ex2.score, ref::cambi_spatial_pooling(big, 0.6)));
 }
 
-namespace {
-
-/// libvmaf v3.2.0's quick_select and spatial pooling as its sequential loop runs them
-/// (cambi.c), for checking the blocked replica in reference/cambi.cpp.
-double literal_pooling(std::vector<float>& arr, double topk) {
-    const int n = int(arr.size());
-    const int k = ref::cambi_topk_count(topk, arr.size());
-    if (n != k) {
-        int left = 0, right = n - 1;
-        while (left < right) {
-            const float pivot = arr[std::size_t(k)];
-            int i = left, j = right;
-            do {
-                while (arr[std::size_t(i)] > pivot) i++;
-                while (arr[std::size_t(j)] < pivot) j--;
-                if (i <= j) {
-                    std::swap(arr[std::size_t(i)], arr[std::size_t(j)]);
-                    i++;
-                    j--;
-                }
-            } while (i <= j);
-            if (j < k) left = i;
-            if (k < i) right = j;
-        }
-    }
-    double sum = 0;
-    for (int i = 0; i < k; i++) sum += arr[std::size_t(i)];
-    return sum / k;
-}
-
-} // namespace
 
 TEST_CASE("cambi: the blocked quick-select leaves every value where libvmaf's loop does") {
     // Random arrays of c-value-like floats: many zeros, few distinct values (ties with the
@@ -462,19 +432,7 @@ TEST_CASE("cambi: the blocked quick-select leaves every value where libvmaf's lo
     for (const std::size_t n : sizes)
         for (const double topk : topks)
             for (int kind = 0; kind < 6; ++kind) {
-                std::vector<float> a(n);
-                for (float& f : a) {
-                    const std::uint32_t r = rng();
-                    switch (kind) {
-                    case 0: f = float(r % 4); break;                        // heavy ties
-                    case 1: f = (r % 3) ? 0.0f : 0.5f + float(r >> 8) / 1e4f; break;
-                    case 2: f = float(r) / 7.3e5f; break;                   // all distinct
-                    case 3: f = (r % 10 < 4) ? 0.0f : float(1 + r % 2000) / float(1 + (r >> 20)); break;
-                    default: f = float(r % 50); break;
-                    }
-                }
-                if (kind == 4) std::sort(a.begin(), a.end());
-                if (kind == 5) std::sort(a.begin(), a.end(), std::greater<float>());
+                std::vector<float> a = pool_case_array(kind, n, rng);
                 std::vector<float> want = a;
                 const double want_score = literal_pooling(want, topk);
                 const double got_score = ref::cambi_spatial_pooling(std::span<float>(a), topk);
@@ -489,6 +447,46 @@ TEST_CASE("cambi: the blocked quick-select leaves every value where libvmaf's lo
     INFO(runs << " arrays");
     CHECK(bad == 0);
     CHECK(runs == std::size(sizes) * std::size(topks) * 6);
+}
+
+TEST_CASE("cambi: the device pooling's arithmetic, run on the host, equals libvmaf's loop") {
+    // kernels/cambi_pool_math.cuh: quick-select rounds from the position-local swap rule
+    // and the ordered double sum by binade phases, emulated sequentially
+    // (emulated_pooling); the device kernels (tests/check/cambi_pool.cpp) run the same
+    // functions. Kinds 6..8 make libvmaf's sum round, with ties to even.
+    const std::uint32_t seed = 20261202;
+    std::mt19937 rng(seed);
+    const std::size_t sizes[] = {1, 2, 3, 5, 64, 129, 1000, 4097, 65536, 300000, 1000003};
+    const double topks[] = {0.0001, 0.3, 0.6, 0.97, 1.0};
+    const int chunks[] = {1, 37, 2048};
+    unsigned runs = 0, bad = 0, rounded = 0;
+    for (const std::size_t n : sizes)
+        for (const double topk : topks)
+            for (int kind = 0; kind < kPoolKinds; ++kind) {
+                const std::vector<float> a = pool_case_array(kind, n, rng);
+                std::vector<float> want = a;
+                const double want_score = literal_pooling(want, topk);
+                {
+                    // Does libvmaf's sum round here (not the order-free exact sum)?
+                    const ref::CambiTopkExact ex = ref::cambi_topk_exact(a, topk);
+                    rounded += !ex.equals_libvmaf;
+                }
+                const int chunk = chunks[runs % std::size(chunks)];
+                std::vector<float> got = a;
+                const double got_score = emulated_pooling(got, topk, chunk);
+                ++runs;
+                const bool same = std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0 &&
+                                  same_double(got_score, want_score);
+                if (!same && bad++ < 5)
+                    FAIL_CHECK("seed " << seed << ", n " << n << ", topk " << topk << ", kind "
+                                       << kind << ", chunk " << chunk
+                                       << ": the order or the score differs ("
+                                       << fmt17(got_score) << " vs " << fmt17(want_score) << ")");
+            }
+    INFO(runs << " arrays, " << rounded << " with a rounding sum");
+    CHECK(bad == 0);
+    CHECK(runs == std::size(sizes) * std::size(topks) * kPoolKinds);
+    CHECK(rounded >= 20); // the phases after the first really ran
 }
 
 TEST_CASE("cambi: full_ref on identical pictures") {

@@ -587,8 +587,9 @@ TEST_CASE("cambi: banded 4K frames whose pooling needs libvmaf's quick-select, t
     // 1000), the rest flat with one code up per 65x65 cell (c-values of full mantissas);
     // the stripes' share and phase change per frame. The top-60% sum at scale 0 is beyond
     // the order-free guarantee, so the backend pools those scales with libvmaf's
-    // quick-select on its host (on CUDA: the c-values copied on a worker thread, several
-    // frames in flight); the values must be the reference's. Full_ref: both passes.
+    // quick-select (CPU: on the host; CUDA: on the device, cambi_pool.cuh, from worker
+    // threads, several frames in flight); the values must be the reference's. Full_ref:
+    // both passes.
     const unsigned w = 3840, h = 2160, frames = 4;
     Clip clip;
     clip.w = w, clip.h = h, clip.bpc = 10;

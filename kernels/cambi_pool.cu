@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// CAMBI's spatial pooling on the device (cambi_pool.cuh): libvmaf v3.2.0's quick-select
+// rounds and ordered double sum, from the position-local rules of cambi_pool_math.cuh.
+
+#include "cambi_pool.cuh"
+#include "cambi_pool_math.cuh"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+namespace vmaf_cuda::cuda {
+namespace {
+
+constexpr int kThreads = 256;               // grid kernels' blocks
+constexpr int kPer = 8;                     // values per thread
+constexpr int kChunk = kThreads * kPer;     // values per block
+constexpr int kSmallThreads = 1024;         // the one-block quick-select
+constexpr int kSmallPer = int(kCambiPoolSmall) / kSmallThreads;
+constexpr int kScanThreads = 1024;          // the block-count scan
+static_assert(kSmallPer * kSmallThreads == int(kCambiPoolSmall), "small range split");
+
+/// Device state of a round or a phase (read back in part by the host).
+struct PoolState {
+    unsigned long long tot;  // round: totals (not > p) | (not < p) << 32
+    int m_count;             // round: swapped pairs M
+    int l_next, r_next;      // round: L[M] (INT_MAX: none), R[M] (-1: none)
+    int l_last, r_last;      // round: L[M-1], R[M-1]
+    int cross_block;         // phase: first block where it ends, -1: none
+    long long d_in;          // phase: increment before that block
+    int par_in;              // phase: parity before that block
+    long long d_total;       // phase: increment of the whole range when it does not end
+    int cross_index;         // phase: the value where it ends, -1: none
+    double s_next;           // phase: partial sum after that value (or the final sum)
+};
+
+/// Exclusive prefix sum over a block of NT threads (all must call); `total` gets the sum.
+template <int NT, class T>
+__device__ T block_excl_scan(T v, T* ws, T& total) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    T x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) ws[w] = x;
+    __syncthreads();
+    if (w == 0) {
+        T z = lane < NT / 32 ? ws[lane] : T(0);
+        for (int o = 1; o < 32; o <<= 1) {
+            const T y = __shfl_up_sync(0xffffffffu, z, o);
+            if (lane >= o) z += y;
+        }
+        if (lane < NT / 32) ws[lane] = z;
+    }
+    __syncthreads();
+    total = ws[NT / 32 - 1];
+    const T r = x - v + (w ? ws[w - 1] : T(0));
+    __syncthreads();
+    return r;
+}
+
+/// Reduction over a block of NT threads with a commutative op; result in every thread.
+template <int NT, class Op>
+__device__ int block_reduce(int v, int* ws, Op op) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (lane == 0) ws[w] = v;
+    __syncthreads();
+    int r = ws[0];
+    for (int i = 1; i < NT / 32; ++i) r = op(r, ws[i]);
+    __syncthreads();
+    return r;
+}
+
+struct MaxOp {
+    __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+struct MinOp {
+    __device__ int operator()(int a, int b) const { return a < b ? a : b; }
+};
+
+// ------------------------------------------------------------------ quick-select rounds
+
+/// Counts per block of the values not > p and not < p (p = c[k]).
+__global__ void qs_count_kernel(const float* c, int left, int right, int k, uint2* cnt) {
+    __shared__ unsigned ws[kThreads / 32];
+    const float p = c[k];
+    const int base = left + int(blockIdx.x) * kChunk;
+    unsigned l = 0, r = 0;
+    for (int e = int(threadIdx.x); e < kChunk; e += kThreads) {
+        const int x = base + e;
+        if (x > right) break;
+        const float v = c[x];
+        l += !(v > p);
+        r += !(v < p);
+    }
+    unsigned total;
+    block_excl_scan<kThreads>(l | (r << 16), ws, total);
+    if (threadIdx.x == 0) cnt[blockIdx.x] = make_uint2(total & 0xffffu, total >> 16);
+}
+
+/// One block: exclusive prefixes of the block counts, the totals, the round's reset.
+__global__ void qs_scan_kernel(const uint2* cnt, int nb, uint2* pre, PoolState* st) {
+    __shared__ unsigned long long ws[kScanThreads / 32];
+    const int per = (nb + kScanThreads - 1) / kScanThreads;
+    const int b0 = int(threadIdx.x) * per, b1 = min(nb, b0 + per);
+    unsigned long long mine = 0;
+    for (int b = b0; b < b1; ++b) mine += cnt[b].x | (static_cast<unsigned long long>(cnt[b].y) << 32);
+    unsigned long long total;
+    unsigned long long run = block_excl_scan<kScanThreads>(mine, ws, total);
+    for (int b = b0; b < b1; ++b) {
+        pre[b] = make_uint2(unsigned(run & 0xffffffffu), unsigned(run >> 32));
+        run += cnt[b].x | (static_cast<unsigned long long>(cnt[b].y) << 32);
+    }
+    if (threadIdx.x == 0) {
+        st->tot = total;
+        st->m_count = 0;
+        st->l_next = INT_MAX;
+        st->r_next = -1;
+    }
+}
+
+/// The position-local swap rule: positions of the swapped pairs, M, L[M], R[M].
+__global__ void qs_rank_kernel(const float* c, int left, int right, int k, const uint2* pre,
+                               PoolState* st, int* lpos, int* rpos) {
+    __shared__ unsigned ws[kThreads / 32];
+    __shared__ int wi[kThreads / 32];
+    const float p = c[k];
+    const int b = int(blockIdx.x);
+    const int base = left + b * kChunk + int(threadIdx.x) * kPer;
+    unsigned fl = 0, fr = 0;
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+        const int x = base + e;
+        if (x <= right) {
+            const float v = c[x];
+            fl |= unsigned(!(v > p)) << e;
+            fr |= unsigned(!(v < p)) << e;
+        }
+    }
+    unsigned total;
+    const unsigned excl = block_excl_scan<kThreads>(unsigned(__popc(fl)) | (unsigned(__popc(fr)) << 16),
+                                                    ws, total);
+    unsigned bl = pre[b].x + (excl & 0xffffu); // values not > p left of this thread's first
+    unsigned br = pre[b].y + (excl >> 16);     // values not < p left of it
+    const unsigned tot_r = unsigned(st->tot >> 32);
+    int mmax = 0, lnext = INT_MAX, rnext = -1;
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+        const int x = base + e;
+        if (x > right) break;
+        const unsigned isl = (fl >> e) & 1u, isr = (fr >> e) & 1u;
+        const unsigned cl = bl + isl; // cntL(x)
+        const unsigned cr = tot_r - br; // cntR(x)
+        if (isl) {
+            if (cr >= cl) {
+                lpos[cl - 1] = x;
+                mmax = max(mmax, int(cl));
+            } else {
+                lnext = min(lnext, x);
+            }
+        }
+        if (isr) {
+            if (cl >= cr) rpos[cr - 1] = x;
+            else rnext = max(rnext, x);
+        }
+        bl += isl;
+        br += isr;
+    }
+    mmax = block_reduce<kThreads>(mmax, wi, MaxOp{});
+    lnext = block_reduce<kThreads>(lnext, wi, MinOp{});
+    rnext = block_reduce<kThreads>(rnext, wi, MaxOp{});
+    if (threadIdx.x == 0) {
+        if (mmax > 0) atomicMax(&st->m_count, mmax);
+        if (lnext != INT_MAX) atomicMin(&st->l_next, lnext);
+        if (rnext >= 0) atomicMax(&st->r_next, rnext);
+    }
+}
+
+/// The round's swaps (pairs of distinct positions, any order) and L[M-1], R[M-1].
+__global__ void qs_swap_kernel(float* c, const int* lpos, const int* rpos, PoolState* st) {
+    const int m_count = st->m_count;
+    for (int m = int(blockIdx.x * blockDim.x + threadIdx.x); m < m_count;
+         m += int(gridDim.x * blockDim.x)) {
+        const int a = lpos[m], b = rpos[m];
+        const float t = c[a];
+        c[a] = c[b];
+        c[b] = t;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0 && m_count > 0) {
+        st->l_last = lpos[m_count - 1];
+        st->r_last = rpos[m_count - 1];
+    }
+}
+
+/// The remaining rounds of a range of at most kCambiPoolSmall values, in shared memory.
+__global__ void __launch_bounds__(kSmallThreads)
+qs_small_kernel(float* c, int left, int right, int k) {
+    __shared__ float v[kCambiPoolSmall];
+    __shared__ int lp[kCambiPoolSmall / 2 + 2], rp[kCambiPoolSmall / 2 + 2];
+    __shared__ unsigned ws[kSmallThreads / 32];
+    __shared__ int s_left, s_right, s_m, s_ln, s_rn;
+    const int base = left, len = right - left + 1;
+    for (int i = int(threadIdx.x); i < len; i += kSmallThreads) v[i] = c[base + i];
+    if (threadIdx.x == 0) {
+        s_left = left;
+        s_right = right;
+    }
+    __syncthreads();
+    for (;;) {
+        const int lo = s_left, hi = s_right;
+        if (!(lo < hi)) break;
+        if (threadIdx.x == 0) {
+            s_m = 0;
+            s_ln = INT_MAX;
+            s_rn = -1;
+        }
+        const float p = v[k - base];
+        const int x0 = lo + int(threadIdx.x) * kSmallPer;
+        unsigned fl = 0, fr = 0;
+#pragma unroll
+        for (int e = 0; e < kSmallPer; ++e) {
+            const int x = x0 + e;
+            if (x <= hi) {
+                const float a = v[x - base];
+                fl |= unsigned(!(a > p)) << e;
+                fr |= unsigned(!(a < p)) << e;
+            }
+        }
+        unsigned total;
+        const unsigned excl = block_excl_scan<kSmallThreads>(
+            unsigned(__popc(fl)) | (unsigned(__popc(fr)) << 16), ws, total);
+        unsigned bl = excl & 0xffffu, br = excl >> 16;
+        const unsigned tot_r = total >> 16;
+#pragma unroll
+        for (int e = 0; e < kSmallPer; ++e) {
+            const int x = x0 + e;
+            if (x > hi) break;
+            const unsigned isl = (fl >> e) & 1u, isr = (fr >> e) & 1u;
+            const unsigned cl = bl + isl, cr = tot_r - br;
+            if (isl) {
+                if (cr >= cl) {
+                    lp[cl - 1] = x;
+                    atomicMax(&s_m, int(cl));
+                } else {
+                    atomicMin(&s_ln, x);
+                }
+            }
+            if (isr) {
+                if (cl >= cr) rp[cr - 1] = x;
+                else atomicMax(&s_rn, x);
+            }
+            bl += isl;
+            br += isr;
+        }
+        __syncthreads();
+        const int m_count = s_m;
+        for (int m = int(threadIdx.x); m < m_count; m += kSmallThreads) {
+            const int a = lp[m] - base, b = rp[m] - base;
+            const float t = v[a];
+            v[a] = v[b];
+            v[b] = t;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int nl = lo, nr = hi;
+            cambi_qs_next_range(cambi_qs_round_end(lp[m_count - 1], rp[m_count - 1], s_ln, s_rn),
+                                k, nl, nr);
+            s_left = nl;
+            s_right = nr;
+        }
+        __syncthreads();
+    }
+    for (int i = int(threadIdx.x); i < len; i += kSmallThreads) c[base + i] = v[i];
+}
+
+// ------------------------------------------------------------------ ordered sum
+
+/// In-order composition of NT maps held one per thread; every thread gets its exclusive
+/// prefix (the composition of the maps of the threads before it). `buf`: 2 * NT maps.
+template <int NT>
+__device__ CambiSumMap block_excl_compose(const CambiSumMap& mine, CambiSumMap* buf,
+                                          CambiSumMap& total) {
+    const int t = int(threadIdx.x);
+    CambiSumMap* in = buf;
+    CambiSumMap* out = buf + NT;
+    in[t] = mine;
+    __syncthreads();
+    for (int off = 1; off < NT; off <<= 1) {
+        out[t] = t >= off ? cambi_sum_then(in[t - off], in[t]) : in[t];
+        __syncthreads();
+        CambiSumMap* tmp = in;
+        in = out;
+        out = tmp;
+    }
+    total = in[NT - 1];
+    const CambiSumMap r = t > 0 ? in[t - 1] : cambi_sum_identity();
+    __syncthreads();
+    return r;
+}
+
+/// Composed map of each block of values [start + b * kChunk, ...) below k.
+__global__ void sum_map_kernel(const float* c, int start, int k, double u, CambiSumMap* maps) {
+    __shared__ CambiSumMap buf[2 * kThreads];
+    const int x0 = start + int(blockIdx.x) * kChunk + int(threadIdx.x) * kPer;
+    CambiSumMap m = cambi_sum_identity();
+#pragma unroll
+    for (int e = 0; e < kPer; ++e)
+        if (x0 + e < k) m = cambi_sum_then(m, cambi_sum_map_of(c[x0 + e], u));
+    CambiSumMap total;
+    block_excl_compose<kThreads>(m, buf, total);
+    if (threadIdx.x == 0) maps[blockIdx.x] = total;
+}
+
+/// One block: the first block whose values take the phase to its end, with the state
+/// before it; or the whole range's increment.
+__global__ void sum_find_kernel(const CambiSumMap* maps, int nb, int parity, long long d_end,
+                                PoolState* st) {
+    __shared__ CambiSumMap buf[2 * kThreads];
+    __shared__ int wi[kThreads / 32];
+    const int per = (nb + kThreads - 1) / kThreads;
+    const int b0 = int(threadIdx.x) * per, b1 = min(nb, b0 + per);
+    CambiSumMap mine = cambi_sum_identity();
+    for (int b = b0; b < b1; ++b) mine = cambi_sum_then(mine, maps[b]);
+    CambiSumMap total;
+    const CambiSumMap before = block_excl_compose<kThreads>(mine, buf, total);
+    long long d = before.d[parity];
+    int par = before.p[parity];
+    int found = INT_MAX;
+    for (int b = b0; b < b1; ++b) {
+        const long long nd = d + maps[b].d[par];
+        if (nd >= d_end) {
+            found = b;
+            break;
+        }
+        d = nd;
+        par = maps[b].p[par];
+    }
+    const int first = block_reduce<kThreads>(found, wi, MinOp{});
+    if (first == INT_MAX) {
+        if (threadIdx.x == 0) {
+            st->cross_block = -1;
+            st->d_total = total.d[parity];
+        }
+    } else if (found == first) {
+        st->cross_block = first;
+        st->d_in = d;
+        st->par_in = par;
+    }
+}
+
+/// One block: inside the block found, the value where the phase ends and the partial sum
+/// after it (a plain double addition); or the final sum when the phase does not end.
+__global__ void sum_cross_kernel(const float* c, int start, int k, double s_start, double u,
+                                 long long d_end, PoolState* st) {
+    __shared__ CambiSumMap buf[2 * kThreads];
+    __shared__ int wi[kThreads / 32];
+    const int b = st->cross_block;
+    if (b < 0) {
+        if (threadIdx.x == 0) {
+            st->cross_index = -1;
+            st->s_next = __dadd_rn(s_start, __dmul_rn(double(st->d_total), u));
+        }
+        return;
+    }
+    const int x0 = start + b * kChunk + int(threadIdx.x) * kPer;
+    CambiSumMap m = cambi_sum_identity();
+#pragma unroll
+    for (int e = 0; e < kPer; ++e)
+        if (x0 + e < k) m = cambi_sum_then(m, cambi_sum_map_of(c[x0 + e], u));
+    CambiSumMap total;
+    const CambiSumMap before = block_excl_compose<kThreads>(m, buf, total);
+    const int par_in = st->par_in;
+    long long d = st->d_in + before.d[par_in];
+    int par = before.p[par_in];
+    int found = INT_MAX;
+    long long d_found = 0;
+    for (int e = 0; e < kPer && x0 + e < k; ++e) {
+        const CambiSumMap v = cambi_sum_map_of(c[x0 + e], u);
+        if (d + v.d[par] >= d_end) {
+            found = x0 + e;
+            d_found = d;
+            break;
+        }
+        d += v.d[par];
+        par = v.p[par];
+    }
+    const int first = block_reduce<kThreads>(found, wi, MinOp{});
+    if (found == first && first != INT_MAX) {
+        const double s = __dadd_rn(__dadd_rn(s_start, __dmul_rn(double(d_found), u)),
+                                   double(c[first]));
+        st->cross_index = first;
+        st->s_next = s;
+    }
+}
+
+int blocks_for(long long len) { return int((len + kChunk - 1) / kChunk); }
+
+} // namespace
+
+CambiDevicePool::CambiDevicePool(std::size_t max_n)
+    : max_n_(max_n),
+      pos_(2 * (max_n / 2 + 2) * sizeof(int)),
+      blocks_(std::size_t(blocks_for((long long)max_n) + 1) * 2 * sizeof(CambiSumMap)),
+      state_(sizeof(PoolState)),
+      host_state_(sizeof(PoolState)) {
+    if (max_n == 0 || max_n > std::size_t(INT_MAX / 2))
+        throw std::invalid_argument("CambiDevicePool: max_n must be in 1.." + std::to_string(INT_MAX / 2));
+}
+
+std::size_t CambiDevicePool::device_bytes() const {
+    return pos_.bytes() + blocks_.bytes() + state_.bytes();
+}
+
+double CambiDevicePool::pool(float* c, unsigned n, unsigned k, float min_pos,
+                             cudaStream_t stream, CambiPoolStats* stats) {
+    if (n == 0 || n > max_n_)
+        throw std::invalid_argument("CambiDevicePool::pool: n = " + std::to_string(n) +
+                                    " outside 1.." + std::to_string(max_n_));
+    if (k < 1 || k > n)
+        throw std::invalid_argument("CambiDevicePool::pool: k = " + std::to_string(k) +
+                                    " outside 1.." + std::to_string(n));
+    CambiPoolStats local;
+    CambiPoolStats& s = stats ? *stats : local;
+    s = CambiPoolStats{};
+    auto* st = state_.get<PoolState>();
+    auto* hst = host_state_.get<PoolState>();
+    const auto read_state = [&] {
+        VMAF_CUDA_CHECK(cudaMemcpyAsync(hst, st, sizeof(PoolState), cudaMemcpyDeviceToHost, stream));
+        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+    const int ki = int(k);
+    int* lpos = pos_.get<int>();
+    int* rpos = lpos + (max_n_ / 2 + 2);
+    if (n != k) {
+        int left = 0, right = int(n) - 1;
+        auto* cnt = blocks_.get<uint2>();
+        while (left < right) {
+            const long long len = (long long)right - left + 1;
+            if (len <= (long long)kCambiPoolSmall) {
+                qs_small_kernel<<<1, kSmallThreads, 0, stream>>>(c, left, right, ki);
+                VMAF_CUDA_CHECK_LAUNCH();
+                s.small_ranges = 1;
+                break;
+            }
+            const int nb = blocks_for(len);
+            uint2* pre = cnt + nb;
+            qs_count_kernel<<<nb, kThreads, 0, stream>>>(c, left, right, ki, cnt);
+            VMAF_CUDA_CHECK_LAUNCH();
+            qs_scan_kernel<<<1, kScanThreads, 0, stream>>>(cnt, nb, pre, st);
+            VMAF_CUDA_CHECK_LAUNCH();
+            qs_rank_kernel<<<nb, kThreads, 0, stream>>>(c, left, right, ki, pre, st, lpos, rpos);
+            VMAF_CUDA_CHECK_LAUNCH();
+            qs_swap_kernel<<<std::max(1, nb / 2), kThreads, 0, stream>>>(c, lpos, rpos, st);
+            VMAF_CUDA_CHECK_LAUNCH();
+            read_state();
+            ++s.grid_rounds;
+            if (hst->m_count < 1)
+                throw CudaError(cudaErrorUnknown, "CambiDevicePool: a quick-select round swapped nothing (internal error)");
+            cambi_qs_next_range(cambi_qs_round_end(hst->l_last, hst->r_last, hst->l_next, hst->r_next),
+                                ki, left, right);
+        }
+    }
+    if (min_pos == 0.0f) { // every summed value is 0
+        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+        return 0.0 / double(k);
+    }
+    CambiSumPhase ph = cambi_sum_phase0(min_pos);
+    auto* maps = blocks_.get<CambiSumMap>();
+    int start = 0;
+    for (;;) {
+        ++s.sum_phases;
+        const int nb = blocks_for((long long)ki - start);
+        sum_map_kernel<<<nb, kThreads, 0, stream>>>(c, start, ki, ph.u, maps);
+        VMAF_CUDA_CHECK_LAUNCH();
+        sum_find_kernel<<<1, kThreads, 0, stream>>>(maps, nb, ph.parity, ph.d_end, st);
+        VMAF_CUDA_CHECK_LAUNCH();
+        sum_cross_kernel<<<1, kThreads, 0, stream>>>(c, start, ki, ph.s_start, ph.u, ph.d_end, st);
+        VMAF_CUDA_CHECK_LAUNCH();
+        read_state();
+        if (hst->cross_index < 0 || hst->cross_index + 1 >= ki) return hst->s_next / double(k);
+        if (s.sum_phases > 4096)
+            throw CudaError(cudaErrorUnknown, "CambiDevicePool: the ordered sum did not finish (internal error)");
+        start = hst->cross_index + 1;
+        ph = cambi_sum_phase_at(hst->s_next);
+    }
+}
+
+} // namespace vmaf_cuda::cuda
