@@ -157,7 +157,7 @@ public:
         hist_.resize(plan_.history + 1);
         // Workers for the host finishes that may run on any thread, when some stage has one:
         // settings.n_threads of them, or by default half the host's cores, up to eight
-        // (CAMBI's quick-select fallback is tens of ms per 4K frame).
+        // (SpEED's eigenvalues; CAMBI's device pooling waits for a few small readbacks).
         bool any = false;
         for (const auto& st : lanes_[0].stages) any = any || st->finish_on_any_thread();
         const unsigned hw = std::thread::hardware_concurrency();

@@ -103,7 +103,7 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(log_fmt), AV_OPT_TYPE_STRING, { .str = "xml" }, 0, 0, FLAGS },
     { "pool", "pooling of the printed score: mean, harmonic_mean, min, max, perc1, perc5, perc10",
       OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
-    { "n_threads", "host threads: the CPU backend's workers (0: one); on CUDA those of the host tails (CAMBI fallback, SpEED; 0: auto)",
+    { "n_threads", "host threads: the CPU backend's workers (0: one); on CUDA those of the host tails (SpEED; CAMBI pooling; 0: auto)",
       OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
     { "n_subsample", "score every n-th frame",
       OFFSET(n_subsample), AV_OPT_TYPE_INT, { .i64 = 1 }, 1, INT_MAX, FLAGS },

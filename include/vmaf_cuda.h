@@ -126,8 +126,9 @@ typedef struct VmafCudaSettings {
     const char *features;
     unsigned n_subsample;    /**< score every n-th frame (1 = all; default 1) */
     unsigned n_threads;      /**< CPU backend: worker threads (0 = one). CUDA backend: host
-                                  threads for the features' host tails (CAMBI's quick-select
-                                  fallback, SpEED's eigenvalues; 0 = half the host's cores, at
+                                  threads for the features' host tails (SpEED's eigenvalues;
+                                  CAMBI's quick-select pooling, which runs on the device,
+                                  driven from these threads; 0 = half the host's cores, at
                                   most 8). Values above 64 count as 64. */
     /** CUDA device ordinal, 0.. (default -1: not named, which means device 0, or the
      *  device of cuda_context). Open fails with ENODEV when it names no device, and with
