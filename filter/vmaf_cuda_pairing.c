@@ -224,7 +224,8 @@ void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
                                     AVFilterLink *mainlink, AVFilterLink *reflink)
 {
     const char *pre = p->prefix;
-    AVRational fr0, fr1;
+    AVRational fr0 = { 0, 1 }, fr1 = { 0, 1 };
+    int rates_differ = 0;
     char b1[AV_TS_MAX_STRING_SIZE], b2[AV_TS_MAX_STRING_SIZE];
     int64_t half, offset;
 
@@ -260,19 +261,27 @@ void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
         av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" reference frame%s never paired with a "
                "main frame (gaps in the main's timestamps: dropped frames or a variable frame "
                "rate); the scores leave them out\n", pre, p->ref_gaps, plural(p->ref_gaps));
-    if (p->nearer)
+    /* Different frame rates explain pairs with a nearer next reference frame: one
+     * warning then (30 vs 25 fps), the time-base one only for equal rates. */
+    if (mainlink && reflink) {
+        fr0 = ff_filter_link(mainlink)->frame_rate;
+        fr1 = ff_filter_link(reflink)->frame_rate;
+        rates_differ = fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 &&
+                       av_cmp_q(fr0, fr1);
+    }
+    if (p->nearer && !rates_differ)
         av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
                "reference frame although the next one was nearer in time (timestamps rounded to "
                "different time bases, e.g. MKV and MP4); ts_sync_mode=nearest pairs each main "
                "frame with the nearest reference frame\n", pre, p->nearer, p->nb_pairs);
-
-    if (!mainlink || !reflink)
-        return;
-    fr0 = ff_filter_link(mainlink)->frame_rate;
-    fr1 = ff_filter_link(reflink)->frame_rate;
-    if (fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 && av_cmp_q(fr0, fr1))
+    if (rates_differ) {
+        char nearer[160] = "";
+        if (p->nearer)
+            snprintf(nearer, sizeof(nearer), " (%"PRId64" of %"PRId64" pairs had a nearer next "
+                     "one; ts_sync_mode=nearest takes the nearest)", p->nearer, p->nb_pairs);
         av_log(ctx, AV_LOG_WARNING, "%sframe rates differ: main %d/%d (%.3f fps), "
                "reference %d/%d (%.3f fps); each main frame is paired with the last reference "
-               "frame at or before its timestamp\n", pre, fr0.num, fr0.den, fps_of(fr0), fr1.num, fr1.den,
-               fps_of(fr1));
+               "frame at or before its timestamp%s\n", pre, fr0.num, fr0.den, fps_of(fr0), fr1.num,
+               fr1.den, fps_of(fr1), nearer);
+    }
 }

@@ -40,7 +40,7 @@ def _fail(msg):
 # The repository's copies of libvmaf's model files (models/ at the repository root).
 REPO_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models")
 
-CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4",
+CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4", "ref25.mp4",
               "ref24.mp4", "dist24.mp4", "ref_il_pq.mp4", "dist20.mp4", "ref20.mp4",
               "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv"]
 
@@ -87,6 +87,7 @@ class Clips:
             "ref444.mp4": src(30) + hi + ["-pix_fmt", "yuv444p"],
             "ref10.mp4": src(30) + hi + ["-pix_fmt", "yuv420p10le"],
             "ref60.mp4": src(60) + hi + yuv,
+            "ref25.mp4": src(25) + hi + yuv,
             "dist60.mp4": src(60) + lo + yuv,
             "ref24.mp4": src("24000/1001") + hi + yuv,
             "dist24.mp4": src("24000/1001") + lo + yuv,
@@ -253,7 +254,18 @@ def case_rates(r, c, hw=False):
         "frame rates differ: main 60/1 (60.000 fps), reference 30/1 (30.000 fps)"])
     if len(frames) != 60:
         _fail("60 vs 30: %d frames in the log" % len(frames))
-    return "30/60 and 60/30 paired by timestamp, rates warned"
+    # 30 vs 25: main frame k pairs with reference floor(k * 25 / 30); the next one is often
+    # nearer, which the frame-rate warning says (no second warning about time bases).
+    pairs, warns, frames, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref25.mp4"), hw=hw)
+    expect_pairs("30 vs 25", pairs, [(k / 30, (k * 25 // 30) / 25) for k in range(30)])
+    # in units of 1/150 s: main k at 5k, reference j at 6j (a tie is not nearer)
+    nearer = sum(1 for k in range(30) for j in [k * 25 // 30]
+                 if j + 1 < 25 and 6 * (j + 1) - 5 * k < 5 * k - 6 * j)
+    expect_warnings("30 vs 25", warns, [
+        "frame rates differ: main 30/1 (30.000 fps), reference 25/1 (25.000 fps); each main "
+        "frame is paired with the last reference frame at or before its timestamp (%d of 30 "
+        "pairs had a nearer next one; ts_sync_mode=nearest takes the nearest)" % nearer])
+    return "30/60, 60/30 and 30/25 paired by timestamp, rates warned once"
 
 
 def case_timebases(r, c, hw=False):
