@@ -582,7 +582,8 @@ static int config_output(AVFilterLink *outlink)
     if ((ret = ff_framesync_configure(&s->fs)) < 0)
         return ret;
     vmaf_cuda_pairing_uninit(&s->pairing);
-    if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base)) < 0)
+    if ((ret = vmaf_cuda_pairing_init(&s->pairing, s->fs.time_base, il->frame_rate,
+                                      ff_filter_link(ctx->inputs[1])->frame_rate)) < 0)
         return ret;
     if (!s->st.session && (ret = open_session(ctx)) < 0)
         return ret;

@@ -414,8 +414,10 @@ static int end_rendition(AVFilterContext *ctx, unsigned k)
     int ret = 0;
 
     r->ended = r->done = 1;
-    vmaf_cuda_pairing_report_links(&r->pairing, ctx, ctx->inputs[k], ctx->inputs[l->n]);
     if (!r->st.nb_sent) {
+        /* (a scored rendition's warnings come at the end, in rendition order, each
+         * before its score line; here they explain the error) */
+        vmaf_cuda_pairing_report(&r->pairing, ctx);
         av_log(ctx, AV_LOG_ERROR, "%sno frame pair was scored (no main frame met a "
                "reference frame): no log%s written, no VMAF score\n", r->st.prefix,
                r->st.log_path ? " file" : "");
@@ -829,7 +831,8 @@ static int config_output(AVFilterLink *outlink)
     lsync_free(r);
     lsync_configure(r, ctx, mainlink, reflink, &s->fs);
     vmaf_cuda_pairing_uninit(&r->pairing);
-    if ((ret = vmaf_cuda_pairing_init(&r->pairing, r->fs.time_base)) < 0)
+    if ((ret = vmaf_cuda_pairing_init(&r->pairing, r->fs.time_base, il->frame_rate,
+                                      ff_filter_link(reflink)->frame_rate)) < 0)
         return ret;
     if (!l->lad && (ret = open_ladder(ctx)) < 0)
         return ret;
@@ -943,9 +946,7 @@ void vmaf_cuda_ladder_ff_uninit(AVFilterContext *ctx)
     for (unsigned k = 0; l->r && k < l->n; k++) {
         Rendition *r = &l->r[k];
         if (r->st.session && r->st.nb_sent) {
-            vmaf_cuda_pairing_report_links(&r->pairing, ctx, ctx->nb_inputs > k ?
-                                           ctx->inputs[k] : NULL, ctx->nb_inputs > l->n ?
-                                           ctx->inputs[l->n] : NULL);
+            vmaf_cuda_pairing_report(&r->pairing, ctx);
             vmaf_cuda_ff_stream_results(ctx, &r->st);
         } else if (r->st.session && !r->ended) {
             av_log(ctx, AV_LOG_WARNING, "%sno frame pair was scored: no log%s written, no "

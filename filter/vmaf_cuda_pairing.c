@@ -25,9 +25,12 @@ static const char *plural(int64_t n)
     return n == 1 ? "" : "s";
 }
 
-int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb)
+int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
+                           AVRational ref_rate)
 {
     p->tb = tb;
+    p->rate[0] = main_rate;
+    p->rate[1] = ref_rate;
     for (int i = 0; i < 2; i++)
         p->first_pts[i] = AV_NOPTS_VALUE;
     p->last_main_pts = p->last_ref_pts = AV_NOPTS_VALUE;
@@ -217,15 +220,10 @@ static double fps_of(AVRational r)
 
 void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
 {
-    vmaf_cuda_pairing_report_links(p, ctx, ctx->inputs[0], ctx->inputs[1]);
-}
-
-void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
-                                    AVFilterLink *mainlink, AVFilterLink *reflink)
-{
     const char *pre = p->prefix;
-    AVRational fr0 = { 0, 1 }, fr1 = { 0, 1 };
-    int rates_differ = 0;
+    const AVRational fr0 = p->rate[0], fr1 = p->rate[1];
+    const int rates_differ = fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 &&
+                             av_cmp_q(fr0, fr1);
     char b1[AV_TS_MAX_STRING_SIZE], b2[AV_TS_MAX_STRING_SIZE];
     int64_t half, offset;
 
@@ -263,12 +261,6 @@ void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
                "rate); the scores leave them out\n", pre, p->ref_gaps, plural(p->ref_gaps));
     /* Different frame rates explain pairs with a nearer next reference frame: one
      * warning then (30 vs 25 fps), the time-base one only for equal rates. */
-    if (mainlink && reflink) {
-        fr0 = ff_filter_link(mainlink)->frame_rate;
-        fr1 = ff_filter_link(reflink)->frame_rate;
-        rates_differ = fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 &&
-                       av_cmp_q(fr0, fr1);
-    }
     if (p->nearer && !rates_differ)
         av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
                "reference frame although the next one was nearer in time (timestamps rounded to "

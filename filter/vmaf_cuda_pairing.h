@@ -37,6 +37,7 @@
 
 typedef struct VmafCudaPairing {
     AVRational tb;              /**< framesync's time base: every pts below is in it */
+    AVRational rate[2];         /**< the inputs' frame rates (main, reference; 0/1: unknown) */
     int64_t observed[2];        /**< frames seen on each input (main, reference) */
     int64_t first_pts[2];       /**< pts of each input's first frame (AV_NOPTS_VALUE: none) */
     int64_t first_dur[2];       /**< duration of each input's first frame (0: unknown) */
@@ -61,8 +62,10 @@ typedef struct VmafCudaPairing {
                                      "rendition 2: " for a ladder's rendition) */
 } VmafCudaPairing;
 
-/** Call after ff_framesync_configure(): tb is fs->time_base. */
-int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb);
+/** Call after ff_framesync_configure(): tb is fs->time_base; the frame rates of the
+ *  main and reference links (FilterLink frame_rate) for the end-of-stream report. */
+int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
+                           AVRational ref_rate);
 
 void vmaf_cuda_pairing_uninit(VmafCudaPairing *p);
 
@@ -83,12 +86,8 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFr
                             const AVFrame *dist, const AVFrame *ref, int64_t index,
                             int sdr_models);
 
-/** Logs the end-of-stream warnings (once; nothing on aligned inputs). The inputs'
- *  links must still exist (call before they are freed, or not at all). */
+/** Logs the end-of-stream warnings on ctx (once; nothing on aligned inputs). Needs no
+ *  link: callable from uninit (a ladder reports its renditions there, in order). */
 void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx);
-
-/** The same, the frame rates compared being those of `mainlink` and `reflink`. */
-void vmaf_cuda_pairing_report_links(VmafCudaPairing *p, AVFilterContext *ctx,
-                                    AVFilterLink *mainlink, AVFilterLink *reflink);
 
 #endif /* VMAF_CUDA_PAIRING_H */

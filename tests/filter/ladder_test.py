@@ -99,6 +99,7 @@ class Run:
         self.scores = [[] for _ in range(n)]
         self.sends = []               # (send, reference frame, [renditions])
         self.general = []             # the ladder's messages about no one rendition
+        self.order = []               # (rendition, "warning" | "score") in stderr order
         self.ndjson = [None] * n
         self.sei = [[] for _ in range(n)]
         self.rc = 0
@@ -174,8 +175,10 @@ def run_vmaf(r, dists, ref, opts="", name="run", pre=None, extra=(), out_args=No
             res.unscored[k].append(msg)
         elif "VMAF score: " in msg or ", ci.p95: [" in msg:
             res.scores[k].append(msg)
+            res.order.append((k, "score"))
         elif level == "warning":
             res.warnings[k].append(msg)
+            res.order.append((k, "warning"))
         elif level == "error":
             res.errors[k].append(msg)
     if sei:
@@ -291,6 +294,11 @@ def t_lengths(r):
         lad, _ = ladder_vs_separate(r, label, dists, c.get("ref.mp4"), opts)
         out = [frames_of(x) for x in lad.raw]
         expect(out == want, "%s: %s frames out, expected %s" % (label, out, want))
+        # The renditions end at different times; their end-of-stream warnings still come
+        # in rendition order, each rendition's before its score line.
+        expect(lad.order == sorted(lad.order, key=lambda e: (e[0], e[1] == "score")),
+               "%s: warnings and score lines out of rendition order: %s" % (label, lad.order))
+        expect(opts or any(kind == "warning" for _, kind in lad.order), "%s: no warning" % label)
         done.append("%s: %s out" % (opts.lstrip(":") or "default", out))
     return "each rendition equal to its separate run; " + "; ".join(done)
 
