@@ -213,6 +213,7 @@ int run(const Args& a) {
         const bool hr = ref.read(rl);
         std::fill(dptr.begin(), dptr.end(), nullptr);
         bool any = false;
+        std::string longer; // renditions with frames left when the reference ended
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!active[k]) continue;
             const bool hd = dist[k]->read(dl[k]);
@@ -222,13 +223,17 @@ int run(const Args& a) {
                 any = true;
                 continue;
             }
-            if (hr || hd) {
-                // as libvmaf's vmaf: score the frames both have
-                warn("\"" + (hr ? a.dist[k] : a.ref) + "\" ended before \"" + (hr ? a.ref : a.dist[k]) +
-                     "\": scoring the " + std::to_string(n[k]) + " frames both have");
-            }
+            // as libvmaf's vmaf: score the frames both have
+            if (hr)
+                warn("\"" + a.dist[k] + "\" ended before \"" + a.ref + "\": scoring the " +
+                     std::to_string(n[k]) + " frames both have");
+            else if (hd)
+                longer += (longer.empty() ? "\"" : ", \"") + a.dist[k] + "\"";
             if (end_rendition(k)) return 1;
         }
+        if (!longer.empty()) // once, however many renditions it cuts short
+            warn("\"" + a.ref + "\" ended before " + longer + ": scoring the " +
+                 std::to_string(frames) + " frames both have");
         if (!hr || !any) break;
         const VmafCudaPicture rp = host_picture(rl, rf);
         if (vmaf_cuda_ladder_send(lad, &rp, dptr.data()) < 0)

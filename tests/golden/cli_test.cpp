@@ -474,3 +474,19 @@ TEST_CASE("CLI ladder: -d several times, each rendition's log equals its own run
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI ladder: a reference shorter than every rendition is warned about once",
+          "[golden][cli][ladder]") {
+    GoldenCase full = find_case("testsrc2_320x240_8bit"), shorter = find_case("testsrc2_320x240_8bit_3f");
+    REQUIRE(!full.name.empty());
+    REQUIRE(!shorter.name.empty());
+    const Proc p = run("-r '" + shorter.ref + "' -d '" + full.dist + "' -d '" + full.ref +
+                       "' -w 320 -h 240 -p 420 -b 8 --backend " + test_backend());
+    INFO(p.output);
+    REQUIRE(p.status == 0);
+    const std::string want = "warning: \"" + shorter.ref + "\" ended before \"" + full.dist +
+                             "\", \"" + full.ref + "\": scoring the 3 frames both have";
+    const std::size_t at = p.output.find(want);
+    CHECK(at != std::string::npos);
+    CHECK(p.output.find("ended before", at + want.size()) == std::string::npos); // only once
+}
