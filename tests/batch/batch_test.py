@@ -253,7 +253,7 @@ def direct(ffmpeg, root, title, rend, work, gpu=False):
     pm, models = d["pooled_metrics"], DIRECT_MODELS.get(base, ["vmaf"])
     row = {"frames": len(d["frames"]), "vmaf_mean": pm[models[0]]["mean"]}
     for k, m in enumerate(models):
-        if k or m != "vmaf":
+        if k:
             row[m + "_mean"] = pm[m]["mean"]
         row[m + "_harmonic_mean"] = pm[m]["harmonic_mean"]
         row[m + "_min"] = pm[m]["min"]
