@@ -296,6 +296,9 @@ def compare(label, report_dir, expected, min_values=40, warning=True):
     header = open(os.path.join(report_dir, "report.csv")).readline().strip().split(",")
     check(header[:5] == ["title", "rendition", "status", "frames", "vmaf_mean"],
           "%s: report.csv starts with title,rendition,status,frames,vmaf_mean" % label)
+    # the first model's mean is vmaf_mean only ("bravo" names its one model "main")
+    check("main_mean" not in header and "vmaf_mean" in header,
+          "%s: the first model's mean only as vmaf_mean" % label)
     by = {(r["title"], r["rendition"]): (r, j) for r, j in zip(rows, jrows)}
     check(len(by) == len(expected), "%s: one row per title and rendition (%d)" % (label, len(expected)))
     n = 0
