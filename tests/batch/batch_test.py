@@ -29,6 +29,8 @@ Standard library only.
 """
 
 import argparse
+import importlib.machinery
+import importlib.util
 import csv
 import json
 import math
@@ -428,6 +430,7 @@ def slurm_suite(a, work, t, ts, manifest, expected):
     compare("local", lout, expected)
     partial(a, work, t)
     model_file(a, work, t)
+    options_checked(a, work, t)
 
 
 # what the ladder filter does when one rendition pairs no frame (tests/filter/ladder_test.py
@@ -493,6 +496,34 @@ def model_file(a, work, t):
     p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", a.ffmpeg, check_rc=False)
     check("complete, skipped" not in p.stdout + p.stderr and mean() <= 50.0 and mean() != first,
           "an edited model file: the title runs again with it (%.3f)" % mean())
+
+
+def options_checked(a, work, t):
+    """The tool's list of filter options is the built filter's; a manifest whose options
+    set a key vmaf_cuda does not have (a model's name= with its ':' not escaped) fails at
+    `run`, naming the key and the escape, before any ffmpeg runs."""
+    loader = importlib.machinery.SourceFileLoader("vmaf_cuda_batch", a.tool)
+    spec = importlib.util.spec_from_loader("vmaf_cuda_batch", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    helptext = run([a.ffmpeg, "-hide_banner", "-h", "filter=vmaf_cuda"]).stdout
+    names = re.findall(r"^   (\w+)\s+<", helptext, re.M)
+    check(sorted(names) == sorted(mod.FILTER_OPTIONS),
+          "FILTER_OPTIONS equal ffmpeg -h filter=vmaf_cuda's options (%s vs %s)" %
+          (sorted(names), sorted(mod.FILTER_OPTIONS)))
+    title = {"title": "india", "reference": "media/a_ref.mp4",
+             "options": "model=version=vmaf_v0.6.1:name=main",
+             "renditions": [{"name": "hi", "path": "media/a_hi.mp4"}]}
+    manifest = os.path.join(work, "unescaped.jsonl")
+    with open(manifest, "w") as f:
+        f.write(json.dumps(title) + "\n")
+    out = os.path.join(work, "unescaped-run")
+    p = t.tool("run", manifest, "--out", out, "--backend", "cpu", "--ffmpeg", a.ffmpeg, check_rc=False)
+    text = p.stdout + p.stderr
+    check(p.returncode != 0 and "'name' is not an option of vmaf_cuda" in text and "\\:" in text
+          and not os.path.exists(os.path.join(out, "report.csv")),
+          "unescaped ':' in a model entry: run refuses the manifest (exit %d): %s" %
+          (p.returncode, text.strip()[-400:]))
 
 
 def gpu_suite(a, work, ts, manifest, expected, ngpu):
