@@ -4,8 +4,8 @@
  * What vf_vmaf_cuda.c (the filter, its options, the two-input case) and
  * vmaf_cuda_ladder.c (renditions=N > 1: N distorted renditions against one reference)
  * share: the filter's context, one scored output (VmafCudaStream: a session, the frames
- * waiting for their scores, what went out, the log and the "VMAF score:" lines) and the
- * helpers both use.
+ * waiting for their scores, what went out, the log and the "VMAF score:" lines;
+ * vmaf_cuda_stream.c) and the helpers both use.
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
@@ -117,6 +117,11 @@ void vmaf_cuda_ff_banner(AVFilterContext *ctx, VmafCudaSession *vs, const VmafCu
 /** Checks at init that `path` can be written (leaving no file behind). */
 int vmaf_cuda_ff_check_log_path(AVFilterContext *ctx, const char *path);
 
+/* ---- vmaf_cuda_stream.c: one scored output ---- */
+
+/** An output link as its main input (size, time base, aspect ratio, frame rate, the
+ *  CUDA frames context). */
+int vmaf_cuda_ff_config_outlink(AVFilterLink *outlink, AVFilterLink *mainlink);
 int vmaf_cuda_ff_stream_init(VmafCudaStream *st);
 /** Frees the frames and queues of `st`, once its session is closed (st->session NULL;
  *  its live state and log_path are the caller's). */

@@ -810,24 +810,15 @@ static int config_output(AVFilterLink *outlink)
     unsigned k = FF_OUTLINK_IDX(outlink);
     Rendition *r = &l->r[k];
     AVFilterLink *mainlink = ctx->inputs[k], *reflink = ctx->inputs[l->n];
-    FilterLink *il = ff_filter_link(mainlink), *ol = ff_filter_link(outlink);
+    FilterLink *il = ff_filter_link(mainlink);
     VmafCudaLiveOptions live = {
         .window = s->window, .window_log = s->window_log, .sei = s->sei, .ndjson = s->ndjson,
         .log_path = r->st.log_path, .precision = s->precision, .pool = s->pool_method,
     };
     int ret;
 
-    outlink->w = mainlink->w;
-    outlink->h = mainlink->h;
-    outlink->time_base = mainlink->time_base;
-    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-    if (il->hw_frames_ctx) {
-        av_buffer_unref(&ol->hw_frames_ctx);
-        ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx);
-        if (!ol->hw_frames_ctx)
-            return AVERROR(ENOMEM);
-    }
+    if ((ret = vmaf_cuda_ff_config_outlink(outlink, mainlink)) < 0)
+        return ret;
     lsync_free(r);
     lsync_configure(r, ctx, mainlink, reflink, &s->fs);
     vmaf_cuda_pairing_uninit(&r->pairing);

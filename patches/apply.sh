@@ -55,6 +55,7 @@ copy_filter_files() {
                 "filter/vmaf_cuda_live_log.c:vmaf_cuda_live_log.c" "filter/vmaf_cuda_live.h:vmaf_cuda_live.h" \
                 "filter/vmaf_cuda_live_ff.c:vmaf_cuda_live_ff.c" "filter/vmaf_cuda_live_ff.h:vmaf_cuda_live_ff.h" \
                 "filter/vmaf_cuda_filter.h:vmaf_cuda_filter.h" "filter/vmaf_cuda_ladder.c:vmaf_cuda_ladder.c" \
+                "filter/vmaf_cuda_stream.c:vmaf_cuda_stream.c" \
                 "filter/compat.h:vf_vmaf_cuda_compat.h"; do
         from="$repo_root/${pair%%:*}"
         to="$src/libavfilter/${pair#*:}"
@@ -87,7 +88,8 @@ if grep -q 'ff_vf_vmaf_cuda' "$src/libavfilter/allfilters.c"; then
     log "FFmpeg $release already has the vmaf_cuda wiring; refreshing the filter source"
     # a tree wired before some filter source existed: add their objects to the filter's line
     mk="$src/libavfilter/Makefile"
-    for obj in vmaf_cuda_picture.o vmaf_cuda_live.o vmaf_cuda_live_log.o vmaf_cuda_live_ff.o vmaf_cuda_ladder.o; do
+    for obj in vmaf_cuda_picture.o vmaf_cuda_live.o vmaf_cuda_live_log.o vmaf_cuda_live_ff.o vmaf_cuda_ladder.o \
+               vmaf_cuda_stream.o; do
         if grep -q '^OBJS-$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o' "$mk" &&
            ! grep -q "${obj//./\\.}" "$mk"; then
             sed -i "s/^\(OBJS-\$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o\)/\1 $obj/" "$mk" ||

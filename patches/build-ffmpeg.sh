@@ -9,7 +9,7 @@
 # nv-codec-headers' upstream tarballs from Debian's source archive through a private
 # deb-src list (`apt-get source --download-only`), unpacks FFmpeg, applies
 # patches/ffmpeg-VERSION.patch, copies filter/ into libavfilter/ (vf_vmaf_cuda.c,
-# vmaf_cuda_filter.h, vmaf_cuda_ladder.c, vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch],
+# vmaf_cuda_filter.h, vmaf_cuda_ladder.c, vmaf_cuda_stream.c, vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch],
 # vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
 # configures and builds.
 # The binaries link libvmaf_cuda statically (found with pkg-config) and depend on glibc

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-2-Clause-Patent */
+/**
+ * @file
+ * One scored output of vmaf_cuda (VmafCudaStream, vmaf_cuda_filter.h), shared by the
+ * two-input filter (vf_vmaf_cuda.c) and each rendition of a ladder (vmaf_cuda_ladder.c):
+ * the output link's properties, the main frames waiting for their scores and their
+ * lavfi.vmaf.* metadata, the CUDA frames kept while the library reads them, what went
+ * downstream (for -frames:v), the flush, the log file and the "VMAF score:" lines.
+ *
+ * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
+ */
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <vmaf_cuda.h>
+
+#include "libavutil/dict.h"
+#include "libavutil/fifo.h"
+#include "libavutil/frame.h"
+#include "libavutil/mem.h"
+#include "libavutil/time.h"
+
+#include "avfilter.h"
+#include "filters.h"
+
+#include "vf_vmaf_cuda_compat.h"
+#include "vmaf_cuda_filter.h"
+
+/** A main frame waiting for its scores (output order = queue order). */
+typedef struct PendingFrame {
+    AVFrame *dist;   /**< the main frame, passed through when its scores are known */
+    AVFrame *ref;    /**< reference kept alive while the library reads it (CUDA frames) */
+    int64_t index;   /**< library frame index, or -1: not sent (passed through as is) */
+    int scored;      /**< the library returns its scores (not skipped by n_subsample) */
+} PendingFrame;
+
+/** CUDA frames that went out before the library finished reading them (n_subsample). */
+typedef struct KeptFrames {
+    AVFrame *dist, *ref;
+    int64_t index;
+} KeptFrames;
+
+int vmaf_cuda_ff_config_outlink(AVFilterLink *outlink, AVFilterLink *mainlink)
+{
+    FilterLink *il = ff_filter_link(mainlink), *ol = ff_filter_link(outlink);
+
+    outlink->w = mainlink->w;
+    outlink->h = mainlink->h;
+    outlink->time_base = mainlink->time_base;
+    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
+    ol->frame_rate = il->frame_rate;
+    if (il->hw_frames_ctx) {
+        av_buffer_unref(&ol->hw_frames_ctx);
+        ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx);
+        if (!ol->hw_frames_ctx)
+            return AVERROR(ENOMEM);
+    }
+    return 0;
+}
+
+static void set_metadata_value(AVFrame *frame, const char *key, double value)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.17g", value);
+    av_dict_set(&frame->metadata, key, buf, 0);
+}
+
+/** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
+ *  the features first and then one score per model, in the order of the model option. */
+static void attach_scores(VmafCudaContext *s, VmafCudaSession *vs, AVFrame *frame,
+                          const VmafCudaFrameScores *fs)
+{
+    char key[256];
+
+    /* Model scores by name (a collection's members, bagging, stddev and interval are
+     * scores of their own, written after the models'), everything else as a feature. */
+    for (unsigned i = 0; i < fs->count; i++) {
+        int model = -1;
+        for (unsigned m = 0; vs && m < s->nb_models && model < 0; m++) {
+            const char *name = vmaf_cuda_model_name(vs, m);
+            if (name && !strcmp(name, fs->names[i]))
+                model = (int)m;
+        }
+        if (model < 0) {
+            snprintf(key, sizeof(key), "lavfi.vmaf.%s", fs->names[i]);
+            set_metadata_value(frame, key, fs->values[i]);
+            continue;
+        }
+        if (model == 0)
+            set_metadata_value(frame, "lavfi.vmaf.score", fs->values[i]);
+        if (s->nb_models > 1) {
+            snprintf(key, sizeof(key), "lavfi.vmaf.score.%s", fs->names[i]);
+            set_metadata_value(frame, key, fs->values[i]);
+        }
+    }
+}
+
+static void free_pending(PendingFrame *p)
+{
+    av_frame_free(&p->dist);
+    av_frame_free(&p->ref);
+}
+
+/** Frees the CUDA frames kept for frames the library no longer reads (every one: `all`). */
+static void release_kept(VmafCudaStream *st, int all)
+{
+    int64_t released = st->session ? vmaf_cuda_pictures_released(st->session) : INT64_MAX;
+    KeptFrames k;
+
+    while (av_fifo_peek(st->kept, &k, 1, 0) >= 0 && (all || k.index < released)) {
+        av_fifo_drain2(st->kept, 1);
+        av_frame_free(&k.dist);
+        av_frame_free(&k.ref);
+    }
+}
+
+int vmaf_cuda_ff_stream_init(VmafCudaStream *st)
+{
+    st->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
+    st->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
+    st->out_index = av_fifo_alloc2(8, sizeof(int64_t), AV_FIFO_FLAG_AUTO_GROW);
+    if (!st->pending || !st->kept || !st->out_index)
+        return AVERROR(ENOMEM);
+    return 0;
+}
+
+void vmaf_cuda_ff_stream_uninit(VmafCudaStream *st)
+{
+    PendingFrame p;
+
+    while (st->pending && av_fifo_read(st->pending, &p, 1) >= 0)
+        free_pending(&p);
+    av_fifo_freep2(&st->pending);
+    if (st->kept)
+        release_kept(st, 1);
+    av_fifo_freep2(&st->kept);
+    av_fifo_freep2(&st->out_index);
+}
+
+/** Forgets the frames sent downstream that the next filter has taken from the output
+ *  link: what is left in out_index is still queued there (not output, if it stays). */
+void vmaf_cuda_ff_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    AVFilterLink *outlink = st->out < ctx->nb_outputs ? ctx->outputs[st->out] : NULL;
+    size_t queued = outlink ? ff_inlink_queued_frames(outlink) : 0;
+
+    if (st->out_index && av_fifo_can_read(st->out_index) > queued)
+        av_fifo_drain2(st->out_index, av_fifo_can_read(st->out_index) - queued);
+}
+
+/** Sends the oldest queued frame downstream. */
+static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFrameScores *scores)
+{
+    VmafCudaContext *s = ctx->priv;
+    PendingFrame p;
+    AVFrame *out;
+    int ret;
+
+    if (av_fifo_read(st->pending, &p, 1) < 0)
+        return AVERROR_BUG;
+    out = p.dist;
+    p.dist = NULL;
+    if (s->hw_frames && p.index >= 0 && st->session &&
+        p.index >= (int64_t)vmaf_cuda_pictures_released(st->session)) {
+        /* a CUDA frame going out before the library has read it (one that n_subsample
+         * skips): keep references until it has */
+        KeptFrames k = { .dist = av_frame_clone(out), .ref = p.ref, .index = p.index };
+        p.ref = NULL;
+        if (!k.dist || (ret = av_fifo_write(st->kept, &k, 1)) < 0) {
+            av_frame_free(&k.dist);
+            av_frame_free(&k.ref);
+            av_frame_free(&out);
+            return AVERROR(ENOMEM);
+        }
+    }
+    free_pending(&p);
+    if (scores)
+        attach_scores(s, st->session, out, scores);
+    if (scores && st->live && (ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
+    if ((ret = av_fifo_write(st->out_index, &p.index, 1)) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
+    if (p.index >= 0)
+        st->nb_out_indexed++;
+    return ff_filter_frame(ctx->outputs[st->out], out);
+}
+
+/**
+ * Takes every frame whose scores are final from the library and sends the queued
+ * frames up to it downstream. Frames that get no scores (not sent, or skipped by
+ * n_subsample) go out as soon as they are at the head of the queue. After the
+ * flush, `all` empties the queue.
+ */
+int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
+{
+    VmafCudaFrameScores fs;
+    PendingFrame head;
+    int rc = VMAF_CUDA_EAGAIN, ret;
+
+    while (st->session && (rc = vmaf_cuda_receive(st->session, &fs)) == VMAF_CUDA_OK) {
+        st->nb_scored++;
+        while (av_fifo_peek(st->pending, &head, 1, 0) >= 0 && head.index < (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, st, NULL)) < 0)
+                return ret;
+        }
+        if (av_fifo_peek(st->pending, &head, 1, 0) >= 0 && head.index == (int64_t)fs.index) {
+            if ((ret = emit_head(ctx, st, &fs)) < 0)
+                return ret;
+        }
+    }
+    if (st->session && rc != VMAF_CUDA_EAGAIN && rc != VMAF_CUDA_EOF)
+        return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+
+    while (av_fifo_peek(st->pending, &head, 1, 0) >= 0 &&
+           (head.index < 0 || !head.scored || all)) {
+        if ((ret = emit_head(ctx, st, NULL)) < 0)
+            return ret;
+    }
+    release_kept(st, 0);
+    return 0;
+}
+
+int vmaf_cuda_ff_stream_queue(VmafCudaStream *st, AVFrame *dist, AVFrame *ref, int64_t index,
+                              int scored)
+{
+    PendingFrame p = { .dist = dist, .ref = ref, .index = index, .scored = scored };
+    int ret = av_fifo_write(st->pending, &p, 1);
+    if (ret < 0)
+        free_pending(&p);
+    return ret;
+}
+
+int vmaf_cuda_ff_stream_flush(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    int rc;
+
+    if (st->session && !st->flushed) {
+        st->flushed = 1;
+        st->t_flush = av_gettime_relative();
+        if ((rc = vmaf_cuda_flush(st->session)) < 0)
+            return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+    }
+    return 0;
+}
+
+/** Frames with a library index that went downstream and were taken from the link. */
+static int64_t frames_output(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    int64_t n = st->nb_out_indexed, idx;
+
+    vmaf_cuda_ff_stream_update_out_index(ctx, st);
+    for (size_t i = 0; st->out_index && av_fifo_peek(st->out_index, &idx, 1, i) >= 0; i++)
+        n -= idx >= 0;
+    return n;
+}
+
+/** The log file, then one "VMAF score:" line per model (as FFmpeg's libvmaf filter). */
+static void write_results(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    VmafCudaContext *s = ctx->priv;
+    const char *pre = st->prefix;
+    int64_t output = frames_output(ctx, st);
+    double score;
+    int rc;
+
+    if (output < st->nb_sent) {
+        /* the output was closed early (-frames:v N): log and pool what went out */
+        av_log(ctx, AV_LOG_VERBOSE, "%s%"PRId64" of the %"PRId64" frames sent were output: "
+               "the log and the score cover those\n", pre, output, st->nb_sent);
+        rc = vmaf_cuda_truncate(st->session, (unsigned)output);
+        if (rc == VMAF_CUDA_ESTATE && !s->keep_history) {
+            /* no history (no whole-stream log, no percentile pool): the session cannot
+             * drop the frames that were not output */
+            av_log(ctx, AV_LOG_WARNING, "%sthe VMAF score covers all %"PRId64" frames scored, "
+                   "%"PRId64" more than were output (without a whole-stream log the session "
+                   "keeps no per-frame history to drop them from)\n", pre, st->nb_sent,
+                   st->nb_sent - output);
+            output = st->nb_sent;
+        } else if (rc < 0) {
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
+            return;
+        }
+    }
+    if (!output) {
+        av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "
+               "score\n", pre, st->log_path ? " file" : "");
+        return;
+    }
+    if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0)
+        av_log(ctx, AV_LOG_WARNING, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
+    if (st->log_path && !s->ndjson) {
+        double secs = (st->t_flush - st->t_first_send) / 1e6;
+        double fps = secs > 0 ? st->nb_sent / secs : NAN;
+        rc = vmaf_cuda_write_log(st->session, st->log_path, s->log_format, s->precision, fps);
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
+    }
+    for (unsigned i = 0; i < s->nb_models; i++) {
+        rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i),
+                              s->pool_method, &score);
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+        else
+            av_log(ctx, AV_LOG_INFO, "%sVMAF score: %f\n", pre, score);
+    }
+    /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
+     * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
+    for (unsigned i = 0; i < s->nb_models; i++) {
+        static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev" };
+        const char *name = vmaf_cuda_model_name(st->session, i);
+        double v[4];
+        char key[512];
+        int k;
+        if (!vmaf_cuda_model_bootstrap_count(st->session, i))
+            continue;
+        for (k = 0; k < 4; k++) {
+            snprintf(key, sizeof(key), "%s%s", name, suffix[k]);
+            rc = vmaf_cuda_pooled(st->session, key, s->pool_method, &v[k]);
+            if (rc < 0)
+                break;
+        }
+        if (rc < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+        else
+            av_log(ctx, AV_LOG_INFO, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n",
+                   pre, name, v[0], v[1], v[2], v[3]);
+    }
+}
+
+void vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
+{
+    int rc;
+
+    if (!st->session || !st->nb_sent)
+        return;
+    if (!st->flushed) {
+        st->flushed = 1;
+        st->t_flush = av_gettime_relative();
+        if ((rc = vmaf_cuda_flush(st->session)) < 0)
+            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+    }
+    /* collect the remaining scores (the output is closed: nothing is sent on) */
+    for (;;) {
+        VmafCudaFrameScores fs;
+        rc = vmaf_cuda_receive(st->session, &fs);
+        if (rc != VMAF_CUDA_OK)
+            break;
+        st->nb_scored++;
+    }
+    if (rc != VMAF_CUDA_EOF && rc != VMAF_CUDA_EAGAIN)
+        vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+    else
+        write_results(ctx, st);
+}
+
