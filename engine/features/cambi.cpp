@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstring>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -58,6 +59,11 @@ constexpr OptionDef kOptions[] = {
 };
 
 constexpr const char* kProvided[] = {"Cambi_feature_cambi_score"};
+
+#ifdef VMAF_CUDA_HAVE_CUDA
+/// Device pool objects per CAMBI stage (engine GPU stage, below).
+constexpr std::size_t kMaxCambiPools = 2;
+#endif
 
 /// The spec's options as libvmaf's option parser sets them (the texts as given; options
 /// not given keep CambiOptions' defaults, which are libvmaf's).
@@ -128,8 +134,9 @@ public:
         // cannot guarantee libvmaf's value lie in the frame's slot (strongly banded frames
         // near 4K, at scale 0); finish() pools them on the device (cuda::CambiDevicePool:
         // libvmaf's quick-select and ordered sum, in place in the slot) on the slot's
-        // stream, with a pool object of its own taken from a free list (at most one per
-        // concurrent finisher is ever made). Only the pooled double comes back.
+        // stream, with a pool object taken from a small free list (Lease). Only the pooled
+        // double comes back; where the device has no memory for a pool, the c-values are
+        // copied and pooled on the host (ref::cambi_spatial_pooling), as before.
         struct Stage final : GpuStage {
             const Cambi& f;
             cuda::CambiKernel k;
@@ -173,42 +180,77 @@ public:
                         if (!exact(acc.pass[p][s]).equals_libvmaf)
                             fe.src[p * ref::kCambiScales + s] = k.cvalues_device(acc, p, s);
             }
-            /// A pool object for one finish, back to the free list on destruction.
+            /// A pool object for one finish, back to the free list on destruction. At
+            /// most kMaxCambiPools exist (a pooling holds one for about a millisecond of small
+            /// launches and readbacks; each takes 4 bytes per value of the largest scale,
+            /// 33 MB at 4K): a finisher waits for one when all are lent.
+            std::condition_variable pools_cv;
+            std::size_t pools_made = 0;
+            bool device_pool_failed = false; ///< allocation failed once: host pooling
             struct Lease {
                 Stage& st;
                 std::unique_ptr<cuda::CambiDevicePool> pool;
                 explicit Lease(Stage& s) : st(s) {}
                 ~Lease() {
                     if (!pool) return;
-                    std::lock_guard<std::mutex> g(st.pools_mutex);
-                    st.free_pools.push_back(std::move(pool));
-                }
-                cuda::CambiDevicePool& get() {
-                    if (pool) return *pool;
                     {
                         std::lock_guard<std::mutex> g(st.pools_mutex);
-                        if (!st.free_pools.empty()) {
-                            pool = std::move(st.free_pools.back());
-                            st.free_pools.pop_back();
-                        }
+                        st.free_pools.push_back(std::move(pool));
                     }
-                    if (!pool) pool = std::make_unique<cuda::CambiDevicePool>(st.k.max_scale_values());
-                    return *pool;
+                    st.pools_cv.notify_one();
+                }
+                /// The pool, or null when the device has no memory for one (then the
+                /// caller pools on the host).
+                cuda::CambiDevicePool* get() {
+                    if (pool) return pool.get();
+                    std::unique_lock<std::mutex> g(st.pools_mutex);
+                    st.pools_cv.wait(g, [&] {
+                        return st.device_pool_failed || !st.free_pools.empty() ||
+                               st.pools_made < kMaxCambiPools;
+                    });
+                    if (st.device_pool_failed) return nullptr;
+                    if (!st.free_pools.empty()) {
+                        pool = std::move(st.free_pools.back());
+                        st.free_pools.pop_back();
+                        return pool.get();
+                    }
+                    ++st.pools_made;
+                    g.unlock();
+                    try {
+                        pool = std::make_unique<cuda::CambiDevicePool>(st.k.max_scale_values());
+                    } catch (const cuda::CudaError& e) {
+                        g.lock();
+                        --st.pools_made;
+                        if (e.code != cudaErrorMemoryAllocation) throw;
+                        cudaGetLastError(); // (not sticky) so that later launch checks pass
+                        st.device_pool_failed = true;
+                        st.pools_cv.notify_all();
+                        return nullptr;
+                    }
+                    return pool.get();
                 }
             };
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 const auto& acc = *static_cast<const cuda::CambiAccum*>(h);
                 const Fetch& fe = fetch.at(acc.slot);
                 Lease lease(*this);
+                thread_local std::vector<float> host; // host pooling, without device memory
                 try {
                     const auto pool_scale = [&](unsigned p, unsigned s) {
                         float* src = fe.src.at(p * ref::kCambiScales + s);
                         if (!src)
                             throw Error(VMAF_CUDA_EINTERNAL, "cambi: a scale pooled on the device has no c-values");
                         const cuda::CambiScaleAccum& a = acc.pass[p][s];
-                        float min_pos;
-                        std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
-                        return lease.get().pool(src, a.n, a.k, min_pos, fe.stream);
+                        if (cuda::CambiDevicePool* pool = lease.get()) {
+                            float min_pos;
+                            std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
+                            return pool->pool(src, a.n, a.k, min_pos, fe.stream);
+                        }
+                        host.resize(a.n);
+                        VMAF_CUDA_CHECK(cudaMemcpyAsync(host.data(), src, host.size() * sizeof(float),
+                                                        cudaMemcpyDeviceToHost, fe.stream));
+                        VMAF_CUDA_CHECK(cudaStreamSynchronize(fe.stream));
+                        return ref::cambi_spatial_pooling(std::span<float>(host), f.plan_.topk);
                     };
                     put(cuda::cambi_kernel_finish(k.plan(), acc, pool_scale), f.opt_.full_ref, out);
                 } catch (const std::invalid_argument& e) {
