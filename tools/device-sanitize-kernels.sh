@@ -10,7 +10,7 @@ B=$PWD/.carry/bin
 t=${SANITIZE_TIMEOUT:-400}
 pids=()
 for tool in memcheck racecheck; do
-  for tag in psnr ciede speed cambi ssim ms_ssim cambi_pool; do
+  for tag in psnr ciede speed cambi ssim ms_ssim cambi_pool ordered_sum; do
     # The pool's own test up to 1M values (its larger arrays take long under the tools).
     VMAF_CHECK_MAX_VALUES=1000003 timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/check_test" "[$tag]" \
       > "$out/san_${tool}_${tag}.log" 2>&1 &

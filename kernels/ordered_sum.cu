@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// The sequential double sum on the device (ordered_sum.cuh), from the phases and maps of
+// ordered_sum_math.cuh.
+
+#include "ordered_sum.cuh"
+#include "ordered_sum_math.cuh"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace vmaf_cuda::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kPer = 8;
+constexpr int kChunk = kThreads * kPer;
+
+/// Device state of a call (read back by the host).
+struct SumState {
+    int min_ulp_exp;     // granularity: smallest ulp exponent of the nonzero values
+    int not_finite;      // some value is NaN or infinite
+    int cross_block;     // phase: first block where it ends, -1: none
+    int cross_index;     // phase: the value where it ends, -1: none
+    long long d_in;      // phase: increment before that block
+    int par_in;          // phase: parity before that block
+    long long d_total;   // phase: increment of the whole range when it does not end
+    double s_next;       // phase: partial sum after that value (or the final sum)
+};
+
+struct Terms {
+    const double* a;
+    const double* b; // null: x = a[i]
+    const double* c;
+    __device__ double operator()(long long i) const {
+        if (!b) return a[i];
+        return __dmul_rn(__dmul_rn(a[i], b[i]), c[i]);
+    }
+};
+
+/// Reduction of ints over a block of kThreads with a commutative op; result in every thread.
+template <class Op>
+__device__ int block_reduce(int v, int* ws, Op op) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (lane == 0) ws[w] = v;
+    __syncthreads();
+    int r = ws[0];
+    for (int i = 1; i < kThreads / 32; ++i) r = op(r, ws[i]);
+    __syncthreads();
+    return r;
+}
+
+struct MinOp {
+    __device__ int operator()(int a, int b) const { return a < b ? a : b; }
+};
+struct MaxOp {
+    __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+
+/// In-order exclusive composition of one map per thread (buf: 2 * kThreads maps).
+__device__ OrderedSumMap block_excl_compose(const OrderedSumMap& mine, OrderedSumMap* buf,
+                                            OrderedSumMap& total) {
+    const int t = int(threadIdx.x);
+    OrderedSumMap* in = buf;
+    OrderedSumMap* out = buf + kThreads;
+    in[t] = mine;
+    __syncthreads();
+    for (int off = 1; off < kThreads; off <<= 1) {
+        out[t] = t >= off ? ordered_sum_then(in[t - off], in[t]) : in[t];
+        __syncthreads();
+        OrderedSumMap* tmp = in;
+        in = out;
+        out = tmp;
+    }
+    total = in[kThreads - 1];
+    const OrderedSumMap r = t > 0 ? in[t - 1] : ordered_sum_identity();
+    __syncthreads();
+    return r;
+}
+
+/// The smallest ulp exponent of the nonzero values, and whether one is not finite.
+__global__ void os_scan_kernel(Terms x, long long n, SumState* st) {
+    __shared__ int ws[kThreads / 32];
+    int emin = INT_MAX, bad = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const double v = x(i);
+        const long long bits = __double_as_longlong(v);
+        const int ef = int((bits >> 52) & 0x7ff);
+        if (ef == 0x7ff) {
+            bad = 1;
+        } else if (ef != 0) {
+            emin = min(emin, ef - 1075); // 2^(ef - 1023) * 1.m: ulp 2^(ef - 1023 - 52)
+        } else if ((bits & 0x000fffffffffffffLL) != 0) {
+            emin = min(emin, -1074); // subnormal
+        }
+    }
+    emin = block_reduce(emin, ws, MinOp{});
+    bad = block_reduce(bad, ws, MaxOp{});
+    if (threadIdx.x == 0) {
+        if (emin != INT_MAX) atomicMin(&st->min_ulp_exp, emin);
+        if (bad) atomicMax(&st->not_finite, 1);
+    }
+}
+
+__global__ void os_init_kernel(SumState* st) {
+    st->min_ulp_exp = INT_MAX;
+    st->not_finite = 0;
+}
+
+/// Composed map of each block of values [start + b * kChunk, ...) below n.
+__global__ void os_map_kernel(Terms x, long long start, long long n, double u, OrderedSumMap* maps) {
+    __shared__ OrderedSumMap buf[2 * kThreads];
+    const long long x0 = start + (long long)blockIdx.x * kChunk + (long long)threadIdx.x * kPer;
+    OrderedSumMap m = ordered_sum_identity();
+#pragma unroll
+    for (int e = 0; e < kPer; ++e)
+        if (x0 + e < n) m = ordered_sum_then(m, ordered_sum_map_of(x(x0 + e), u));
+    OrderedSumMap total;
+    block_excl_compose(m, buf, total);
+    if (threadIdx.x == 0) maps[blockIdx.x] = total;
+}
+
+/// One block: the first block where the phase ends, with the state before it; or the
+/// whole range's increment.
+__global__ void os_find_kernel(const OrderedSumMap* maps, int nb, OrderedSumPhase ph, SumState* st) {
+    __shared__ OrderedSumMap buf[2 * kThreads];
+    __shared__ int ws[kThreads / 32];
+    const int per = (nb + kThreads - 1) / kThreads;
+    const int b0 = int(threadIdx.x) * per, b1 = min(nb, b0 + per);
+    OrderedSumMap mine = ordered_sum_identity();
+    for (int b = b0; b < b1; ++b) mine = ordered_sum_then(mine, maps[b]);
+    OrderedSumMap total;
+    const OrderedSumMap before = block_excl_compose(mine, buf, total);
+    long long d = before.d[ph.parity];
+    int par = before.p[ph.parity];
+    int found = INT_MAX;
+    for (int b = b0; b < b1; ++b) {
+        if (ordered_sum_ends(maps[b], d, par, ph)) {
+            found = b;
+            break;
+        }
+        d = ordered_sum_clamp(d + maps[b].d[par]);
+        par = maps[b].p[par];
+    }
+    const int first = block_reduce(found, ws, MinOp{});
+    if (first == INT_MAX) {
+        if (threadIdx.x == 0) {
+            st->cross_block = -1;
+            st->d_total = total.d[ph.parity];
+        }
+    } else if (found == first) {
+        st->cross_block = first;
+        st->d_in = d;
+        st->par_in = par;
+    }
+}
+
+/// One block: inside the block found, the value where the phase ends and the partial sum
+/// after it (a plain double addition); or the final sum when the phase does not end.
+__global__ void os_cross_kernel(Terms x, long long start, long long n, OrderedSumPhase ph, SumState* st) {
+    __shared__ OrderedSumMap buf[2 * kThreads];
+    __shared__ int ws[kThreads / 32];
+    const int b = st->cross_block;
+    if (b < 0) {
+        if (threadIdx.x == 0) {
+            st->cross_index = -1;
+            st->s_next = __dadd_rn(ph.s_start, __dmul_rn(double(st->d_total), ph.u));
+        }
+        return;
+    }
+    const long long x0 = start + (long long)b * kChunk + (long long)threadIdx.x * kPer;
+    OrderedSumMap m = ordered_sum_identity();
+#pragma unroll
+    for (int e = 0; e < kPer; ++e)
+        if (x0 + e < n) m = ordered_sum_then(m, ordered_sum_map_of(x(x0 + e), ph.u));
+    OrderedSumMap total;
+    const OrderedSumMap before = block_excl_compose(m, buf, total);
+    const int par_in = st->par_in;
+    long long d = ordered_sum_clamp(st->d_in + before.d[par_in]);
+    int par = before.p[par_in];
+    // (the marks of the values before this thread's are within `before`: if one had
+    // ended the phase, an earlier thread finds it first)
+    int found = INT_MAX;
+    long long d_found = 0;
+    for (int e = 0; e < kPer && x0 + e < n; ++e) {
+        const OrderedSumMap v = ordered_sum_map_of(x(x0 + e), ph.u);
+        if (ordered_sum_ends(v, d, par, ph)) {
+            found = int(e) + int(threadIdx.x) * kPer; // offset in the block
+            d_found = d;
+            break;
+        }
+        d = ordered_sum_clamp(d + v.d[par]);
+        par = v.p[par];
+    }
+    const int first = block_reduce(found, ws, MinOp{});
+    if (first != INT_MAX && found == first) {
+        const long long i = start + (long long)b * kChunk + first;
+        st->cross_index = int(i); // n < 2^31
+        st->s_next = __dadd_rn(__dadd_rn(ph.s_start, __dmul_rn(double(d_found), ph.u)), x(i));
+    }
+}
+
+int blocks_for(long long len) { return int((len + kChunk - 1) / kChunk); }
+
+} // namespace
+
+OrderedSum::OrderedSum(std::size_t max_n)
+    : max_n_(max_n),
+      blocks_((max_n == 0 || max_n > std::size_t(INT_MAX) ? 1 : std::size_t(blocks_for((long long)max_n) + 1)) *
+              sizeof(OrderedSumMap)),
+      state_(sizeof(SumState)),
+      host_state_(sizeof(SumState)) {
+    if (max_n == 0 || max_n > std::size_t(INT_MAX))
+        throw std::invalid_argument("OrderedSum: max_n must be in 1.." + std::to_string(INT_MAX));
+}
+
+bool OrderedSum::sum(const double* a, const double* b, const double* c, std::size_t n,
+                     cudaStream_t stream, double& out, OrderedSumStats* stats) {
+    if (n > max_n_)
+        throw std::invalid_argument("OrderedSum::sum: n = " + std::to_string(n) + " above " +
+                                    std::to_string(max_n_));
+    if ((b == nullptr) != (c == nullptr))
+        throw std::invalid_argument("OrderedSum::sum: give both b and c, or neither");
+    OrderedSumStats local;
+    OrderedSumStats& s = stats ? *stats : local;
+    s = OrderedSumStats{};
+    if (n == 0) {
+        out = 0.0;
+        return true;
+    }
+    const Terms x{a, b, c};
+    auto* st = state_.get<SumState>();
+    auto* hst = host_state_.get<SumState>();
+    const auto read_state = [&] {
+        VMAF_CUDA_CHECK(cudaMemcpyAsync(hst, st, sizeof(SumState), cudaMemcpyDeviceToHost, stream));
+        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+    const long long nn = (long long)n;
+    os_init_kernel<<<1, 1, 0, stream>>>(st);
+    VMAF_CUDA_CHECK_LAUNCH();
+    os_scan_kernel<<<std::min(blocks_for(nn) * kPer, 1024), kThreads, 0, stream>>>(x, nn, st);
+    VMAF_CUDA_CHECK_LAUNCH();
+    read_state();
+    if (hst->not_finite) return false;
+    if (hst->min_ulp_exp == INT_MAX) { // every value is zero
+        out = 0.0;
+        return true;
+    }
+    const double g = std::ldexp(1.0, hst->min_ulp_exp);
+    OrderedSumPhase ph = ordered_sum_phase0(g);
+    auto* maps = blocks_.get<OrderedSumMap>();
+    long long start = 0;
+    for (;;) {
+        ++s.phases;
+        const int nb = blocks_for(nn - start);
+        os_map_kernel<<<nb, kThreads, 0, stream>>>(x, start, nn, ph.u, maps);
+        VMAF_CUDA_CHECK_LAUNCH();
+        os_find_kernel<<<1, kThreads, 0, stream>>>(maps, nb, ph, st);
+        VMAF_CUDA_CHECK_LAUNCH();
+        os_cross_kernel<<<1, kThreads, 0, stream>>>(x, start, nn, ph, st);
+        VMAF_CUDA_CHECK_LAUNCH();
+        read_state();
+        if (hst->cross_index < 0 || hst->cross_index + 1 >= nn) {
+            out = hst->s_next;
+            return true;
+        }
+        if (s.phases > n + 64)
+            throw CudaError(cudaErrorUnknown, "OrderedSum: the sum did not finish (internal error)");
+        start = hst->cross_index + 1;
+        ph = ordered_sum_phase_at(hst->s_next, g);
+    }
+}
+
+} // namespace vmaf_cuda::cuda

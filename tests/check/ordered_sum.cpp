@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// checkasm-style test of cuda::OrderedSum (kernels/ordered_sum.cuh) against the
+// sequential double sum on the host (ordered_sum_cases.h: signed values crossing binades
+// both ways, cancellation to zero, subnormals, ties to even), as single arrays and as
+// products (a * b) * c (float_ssim's l * c * s), at sizes around the 2048-value blocks and
+// up to a 4K scale; NaN and infinity refused. Seed: VMAF_CHECK_SEED.
+// VMAF_CHECK_MAX_VALUES=N leaves out the arrays longer than N (compute-sanitizer runs).
+
+#include "catch.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check_util.h"
+#include "ordered_sum.cuh"
+#include "ordered_sum_cases.h"
+
+namespace {
+
+using namespace vmaf_cuda_test;
+namespace vcu = vmaf_cuda::cuda;
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void upload(vcu::DeviceBuffer& d, const std::vector<double>& x) {
+    REQUIRE(cudaMemcpy(d.get(), x.data(), x.size() * sizeof(double), cudaMemcpyHostToDevice) ==
+            cudaSuccess);
+}
+
+} // namespace
+
+TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_sum]") {
+    if (!require_gpu_or_skip()) return;
+    const std::uint64_t seed = check_seed();
+    std::mt19937_64 rng(seed ^ 0x05d5u);
+    const std::size_t big = std::size_t(3830) * 2150; // float_ms_ssim's scale 0 at 4K
+    std::size_t max_values = big;
+    if (const char* e = std::getenv("VMAF_CHECK_MAX_VALUES")) max_values = std::strtoull(e, nullptr, 10);
+    const std::size_t sizes[] = {1, 2, 3, 100, 2047, 2048, 2049, 4097, 100003, 1000000, big};
+    vcu::OrderedSum os(big);
+    vcu::DeviceBuffer a(big * sizeof(double)), b(big * sizeof(double)), c(big * sizeof(double));
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    unsigned runs = 0, bad = 0, multi = 0;
+    for (const std::size_t n : sizes) {
+        if (n > max_values) continue;
+        for (int kind = 0; kind < kOrderedSumKinds; ++kind) {
+            if (n == big && kind % 3) continue; // time
+            const std::vector<double> x = ordered_sum_case(kind, n, rng);
+            upload(a, x);
+            double got = -1.0;
+            vcu::OrderedSumStats st;
+            REQUIRE(os.sum(a.get<double>(), nullptr, nullptr, n, stream, got, &st));
+            const double want = sequential_sum(x);
+            ++runs;
+            multi += st.phases > 3;
+            if (!same_bits(got, want) && bad++ < 5)
+                FAIL_CHECK("seed " << seed << ", n " << n << ", kind " << kind << ": " << got
+                                   << " vs " << want << " (" << st.phases << " phases)");
+        }
+        // products (a * b) * c of SSIM-like terms
+        std::uniform_real_distribution<double> u01(0.0, 1.0);
+        std::vector<double> l(n), cc(n), s(n), prod(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            l[i] = 0.9 + 0.1 * u01(rng);
+            cc[i] = 0.5 + 0.5 * u01(rng);
+            s[i] = 2.0 * u01(rng) - 0.7;
+            prod[i] = l[i] * cc[i] * s[i];
+        }
+        upload(a, l);
+        upload(b, cc);
+        upload(c, s);
+        double got = -1.0;
+        REQUIRE(os.sum(a.get<double>(), b.get<double>(), c.get<double>(), n, stream, got));
+        ++runs;
+        if (!same_bits(got, sequential_sum(prod)) && bad++ < 5)
+            FAIL_CHECK("seed " << seed << ", n " << n << ", products: " << got << " vs "
+                               << sequential_sum(prod));
+    }
+    std::printf("ordered sum: %u sums, %u with more than 3 phases\n", runs, multi);
+    CHECK(bad == 0);
+    CHECK(multi >= 20);
+    // not finite: refused
+    std::vector<double> x(5000, 0.5);
+    x[4321] = std::numeric_limits<double>::quiet_NaN();
+    upload(a, x);
+    double got = 7.0;
+    CHECK_FALSE(os.sum(a.get<double>(), nullptr, nullptr, x.size(), stream, got));
+    CHECK(got == 7.0);
+    x[4321] = std::numeric_limits<double>::infinity();
+    upload(a, x);
+    CHECK_FALSE(os.sum(a.get<double>(), nullptr, nullptr, x.size(), stream, got));
+    // all zeros: +0.0
+    std::fill(x.begin(), x.end(), -0.0);
+    upload(a, x);
+    REQUIRE(os.sum(a.get<double>(), nullptr, nullptr, x.size(), stream, got));
+    CHECK(same_bits(got, 0.0));
+    cudaStreamDestroy(stream);
+    CHECK_THROWS_AS(os.sum(a.get<double>(), nullptr, nullptr, big + 1, nullptr, got), std::invalid_argument);
+}
