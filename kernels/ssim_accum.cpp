@@ -142,62 +142,71 @@ IqaScaleAccum iqa_accum_from_maps(const ref::IqaSsimMaps& maps) {
     return a;
 }
 
-bool float_ssim_finish(const SsimAccum& acc, const SsimFinishParams& p, ref::FloatSsimScores& out,
-                       const ref::IqaSsimMaps* terms) {
-    const unsigned needed =
-        (1u << kIqaSsim) | (p.opt.enable_lcs ? (1u << kIqaL) | (1u << kIqaC) | (1u << kIqaS) : 0u);
-    ref::IqaSsimMeans m{};
-    const unsigned undecided = iqa_means_from_accum(acc.scale, needed, m, p.force_fallback);
-    if (undecided) {
-        if (!terms) return false;
-        check_terms(*terms, acc.scale, "float_ssim_finish");
-        m = ref::iqa_ssim_finish(ref::iqa_ssim_sum(*terms));
+double iqa_sum_of_maps(const ref::IqaSsimMaps& maps, int sum) {
+    const std::size_t n = std::size_t(maps.w) * maps.h;
+    const std::vector<double>* m[4] = {nullptr, &maps.l, &maps.c, &maps.s};
+    const auto need = [&](const std::vector<double>& v) {
+        if (v.size() != n)
+            throw std::invalid_argument("iqa_sum_of_maps: a term map of " + std::to_string(v.size()) +
+                                        " values for " + std::to_string(maps.w) + "x" +
+                                        std::to_string(maps.h) + " terms");
+    };
+    double s = 0.0;
+    if (sum == kIqaSsim) {
+        need(maps.l), need(maps.c), need(maps.s);
+        for (std::size_t i = 0; i < n; i++) s += maps.l[i] * maps.c[i] * maps.s[i];
+        return s;
     }
+    need(*m[sum]);
+    for (const double x : *m[sum]) s += x;
+    return s;
+}
+
+namespace {
+
+/// Means of scale accumulator `a`: the decided ones from it, the undecided of `needed`
+/// from `sums(scale, j)` (libvmaf's (float)(sum / (w * h))).
+ref::IqaSsimMeans means_of(const IqaScaleAccum& a, unsigned needed, bool force, int scale,
+                           const IqaSumSource* sums, unsigned& undecided) {
+    ref::IqaSsimMeans m{};
+    undecided = iqa_means_from_accum(a, needed, m, force);
+    if (!undecided || !sums) return m;
+    ref::IqaSsimSums s;
+    s.w = a.w;
+    s.h = a.h;
+    double* fields[4] = {&s.ssim, &s.l, &s.c, &s.s};
+    for (int j = 0; j < 4; j++)
+        if (undecided >> j & 1) *fields[j] = (*sums)(scale, j);
+    const ref::IqaSsimMeans f = ref::iqa_ssim_finish(s);
+    const float ff[4] = {f.ssim, f.l, f.c, f.s};
+    float* mm[4] = {&m.ssim, &m.l, &m.c, &m.s};
+    for (int j = 0; j < 4; j++)
+        if (undecided >> j & 1) *mm[j] = ff[j];
+    return m;
+}
+
+void put_ssim(const ref::IqaSsimMeans& m, const SsimFinishParams& p, ref::FloatSsimScores& out) {
     out.ssim = m.ssim;
     out.l = p.opt.enable_lcs ? double(m.l) : kNaN;
     out.c = p.opt.enable_lcs ? double(m.c) : kNaN;
     out.s = p.opt.enable_lcs ? double(m.s) : kNaN;
     if (p.opt.enable_db)
         out.ssim = ref::float_ssim_to_db(out.ssim, p.width, p.height, p.bpc, p.opt.clip_db);
-    return true;
 }
 
-unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
-                              ref::FloatMsSsimScores& out, const ref::IqaSsimMaps* terms) {
-    ref::IqaSsimMeans means[ref::kMsSsimScales];
-    unsigned need_terms = 0;
-    for (int k = 0; k < ref::kMsSsimScales; k++) {
-        // pow(x, 0.0) is 1 for every x: l of scales 0..3 (alpha 0) only matters as an output.
-        const unsigned needed = (1u << kIqaC) | (1u << kIqaS) |
-                                ((p.opt.enable_lcs || ref::ms_ssim_alphas()[k] != 0.0f) ? 1u << kIqaL : 0u);
-        const unsigned und = iqa_means_from_accum(acc.scale[k], needed, means[k], p.force_fallback);
-        if (!und) continue;
-        if (!terms) {
-            need_terms |= und << (4 * k);
-            continue;
-        }
-        // The undecided sums from their maps, as libvmaf adds them (ref::iqa_ssim_sum).
-        const IqaScaleAccum& a = acc.scale[k];
-        ref::IqaSsimSums sums;
-        sums.w = a.w;
-        sums.h = a.h;
-        const std::vector<double>* maps[4] = {nullptr, &terms[k].l, &terms[k].c, &terms[k].s};
-        double* fields[4] = {&sums.ssim, &sums.l, &sums.c, &sums.s};
-        for (int j = kIqaL; j <= kIqaS; j++) {
-            if (!(und >> j & 1)) continue;
-            if (terms[k].w != a.w || terms[k].h != a.h || maps[j]->size() != term_count(a))
-                throw std::invalid_argument("float_ms_ssim_finish: scale " + std::to_string(k) +
-                                            ": a needed term map is missing or of another size");
-            double sum = 0.0;
-            for (const double x : *maps[j]) sum += x;
-            *fields[j] = sum;
-        }
-        const ref::IqaSsimMeans m = ref::iqa_ssim_finish(sums);
-        if (und >> kIqaL & 1) means[k].l = m.l;
-        if (und >> kIqaC & 1) means[k].c = m.c;
-        if (und >> kIqaS & 1) means[k].s = m.s;
-    }
-    if (need_terms) return need_terms;
+unsigned ssim_needed(const SsimFinishParams& p) {
+    return (1u << kIqaSsim) | (p.opt.enable_lcs ? (1u << kIqaL) | (1u << kIqaC) | (1u << kIqaS) : 0u);
+}
+
+/// float_ms_ssim: pow(x, 0.0) is 1 for every x, so l of scales 0..3 (alpha 0) only
+/// matters as an output.
+unsigned ms_ssim_needed(const MsSsimFinishParams& p, int k) {
+    return (1u << kIqaC) | (1u << kIqaS) |
+           ((p.opt.enable_lcs || ref::ms_ssim_alphas()[k] != 0.0f) ? 1u << kIqaL : 0u);
+}
+
+void put_ms_ssim(const ref::IqaSsimMeans (&means)[ref::kMsSsimScales], const MsSsimFinishParams& p,
+                 ref::FloatMsSsimScores& out) {
     out.ms_ssim = ref::float_ms_ssim_combine(means);
     for (int k = 0; k < ref::kMsSsimScales; k++) {
         out.l[k] = p.opt.enable_lcs ? double(means[k].l) : kNaN;
@@ -206,7 +215,62 @@ unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& 
     }
     if (p.opt.enable_db)
         out.ms_ssim = ref::float_ssim_to_db(out.ms_ssim, p.width, p.height, p.bpc, p.opt.clip_db);
+}
+
+} // namespace
+
+bool float_ssim_finish(const SsimAccum& acc, const SsimFinishParams& p, ref::FloatSsimScores& out,
+                       const ref::IqaSsimMaps* terms) {
+    unsigned undecided = 0;
+    ref::IqaSsimMeans m = means_of(acc.scale, ssim_needed(p), p.force_fallback, 0, nullptr, undecided);
+    if (undecided) {
+        if (!terms) return false;
+        check_terms(*terms, acc.scale, "float_ssim_finish");
+        m = ref::iqa_ssim_finish(ref::iqa_ssim_sum(*terms));
+    }
+    put_ssim(m, p, out);
+    return true;
+}
+
+void float_ssim_finish(const SsimAccum& acc, const SsimFinishParams& p, ref::FloatSsimScores& out,
+                       const IqaSumSource& sums) {
+    unsigned undecided = 0;
+    put_ssim(means_of(acc.scale, ssim_needed(p), p.force_fallback, 0, &sums, undecided), p, out);
+}
+
+unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
+                              ref::FloatMsSsimScores& out, const ref::IqaSsimMaps* terms) {
+    if (terms) {
+        const IqaSumSource from_maps = [&](int k, int j) {
+            const IqaScaleAccum& a = acc.scale[k];
+            if (terms[k].w != a.w || terms[k].h != a.h)
+                throw std::invalid_argument("float_ms_ssim_finish: scale " + std::to_string(k) +
+                                            ": a needed term map is missing or of another size");
+            return iqa_sum_of_maps(terms[k], j);
+        };
+        float_ms_ssim_finish(acc, p, out, from_maps);
+        return 0;
+    }
+    ref::IqaSsimMeans means[ref::kMsSsimScales];
+    unsigned need_terms = 0;
+    for (int k = 0; k < ref::kMsSsimScales; k++) {
+        unsigned und = 0;
+        means[k] = means_of(acc.scale[k], ms_ssim_needed(p, k), p.force_fallback, k, nullptr, und);
+        need_terms |= und << (4 * k);
+    }
+    if (need_terms) return need_terms;
+    put_ms_ssim(means, p, out);
     return 0;
+}
+
+void float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
+                          ref::FloatMsSsimScores& out, const IqaSumSource& sums) {
+    ref::IqaSsimMeans means[ref::kMsSsimScales];
+    for (int k = 0; k < ref::kMsSsimScales; k++) {
+        unsigned und = 0;
+        means[k] = means_of(acc.scale[k], ms_ssim_needed(p, k), p.force_fallback, k, &sums, und);
+    }
+    put_ms_ssim(means, p, out);
 }
 
 } // namespace vmaf_cuda::cuda

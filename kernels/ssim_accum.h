@@ -28,6 +28,7 @@
 /// How often: see the float_ssim / float_ms_ssim notes in ssim.cuh / ms_ssim.cuh.
 
 #include <cstdint>
+#include <functional>
 
 #include "iqa.h"
 #include "ms_ssim.h"
@@ -109,6 +110,16 @@ struct SsimFinishParams {
     bool force_fallback = false;
 };
 
+/// The sequential double sum (libvmaf's `_iqa_ssim` loop: row-major from 0.0) of sum
+/// `sum` (an IqaSumIndex; kIqaSsim: of the products l * c * s) of scale `scale`'s terms,
+/// for the sums the accumulator cannot decide: from the term maps on the host
+/// (iqa_sum_of_maps) or on the device (OrderedSum, ordered_sum.cuh).
+using IqaSumSource = std::function<double(int scale, int sum)>;
+
+/// Sum `sum` of the maps, sequentially (ref::iqa_ssim_sum's arithmetic).
+/// \throws std::invalid_argument when a map the sum reads is not w * h long.
+double iqa_sum_of_maps(const ref::IqaSsimMaps& maps, int sum);
+
 /// Host finish of float_ssim. Without `terms`: returns true and sets `out` to exactly
 /// ref::float_ssim()'s outputs when the accumulator decides them (ssim; with enable_lcs
 /// also l, c, s; without enable_lcs l, c, s are NaN: they are no outputs); returns
@@ -118,6 +129,9 @@ struct SsimFinishParams {
 /// \throws std::invalid_argument when `terms` does not have the accumulator's size.
 bool float_ssim_finish(const SsimAccum& acc, const SsimFinishParams& p, ref::FloatSsimScores& out,
                        const ref::IqaSsimMaps* terms = nullptr);
+/// The same with the undecided sums from `sums` (scale 0); always succeeds.
+void float_ssim_finish(const SsimAccum& acc, const SsimFinishParams& p, ref::FloatSsimScores& out,
+                       const IqaSumSource& sums);
 
 /// As SsimFinishParams, for float_ms_ssim.
 struct MsSsimFinishParams {
@@ -142,5 +156,9 @@ inline constexpr unsigned iqa_need_bit(int scale, int sum) { return 1u << (4 * s
 unsigned float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
                               ref::FloatMsSsimScores& out,
                               const ref::IqaSsimMaps* terms = nullptr);
+/// The same with the undecided sums from `sums` (called once per undecided sum, which is
+/// never kIqaSsim); always succeeds.
+void float_ms_ssim_finish(const MsSsimAccum& acc, const MsSsimFinishParams& p,
+                          ref::FloatMsSsimScores& out, const IqaSumSource& sums);
 
 } // namespace vmaf_cuda::cuda

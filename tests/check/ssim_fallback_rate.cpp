@@ -5,7 +5,8 @@
 // maps (cuda::iqa_accum_from_maps, the device's arithmetic), and checks on every sum that
 // the interval encloses the reference's sequential sum and that every decided mean is
 // the reference's float; and runs the whole host finish (cuda::float_ssim_finish,
-// cuda::float_ms_ssim_finish with enable_lcs: from the accumulator, from the terms where
+// cuda::float_ms_ssim_finish with enable_lcs: from the accumulator, from the terms (maps,
+// or a sum source as the device's ordered sums) where
 // undecided, and forced through the terms) against ref::float_ssim / ref::float_ms_ssim.
 //
 //   ssim_fallback_rate SHARED_DIR [DECODED_DIR]
@@ -152,6 +153,23 @@ int main(int argc, char** argv) {
                         std::printf("ERROR %s float_ssim finish (forced %d) differs\n", name.c_str(), forced);
                         ss.errors++;
                     }
+                    // The undecided sums from a source (as the device's ordered sums give them).
+                    ref::FloatSsimScores viasrc{};
+                    vcu::float_ssim_finish(acc, p, viasrc, [&](int, int j) { return vcu::iqa_sum_of_maps(maps, j); });
+                    if (forced) {
+                        ref::FloatSsimScores zero{};
+                        vcu::float_ssim_finish(acc, p, zero, [](int, int) { return 0.0; });
+                        if (zero.ssim != 0.0 || zero.l != 0.0 || zero.c != 0.0 || zero.s != 0.0) {
+                            std::printf("ERROR %s float_ssim: an undecided mean not taken from the sum "
+                                        "source\n", name.c_str());
+                            ss.errors++;
+                        }
+                    }
+                    if (viasrc.ssim != want.ssim || viasrc.l != want.l || viasrc.c != want.c || viasrc.s != want.s) {
+                        std::printf("ERROR %s float_ssim finish from a sum source (forced %d) differs\n",
+                                    name.c_str(), forced);
+                        ss.errors++;
+                    }
                 }
             }
             // float_ms_ssim with enable_lcs (l, c, s of every scale).
@@ -192,6 +210,36 @@ int main(int argc, char** argv) {
                         std::printf("ERROR %s float_ms_ssim finish (forced %d, mask %#x) differs\n",
                                     name.c_str(), forced, need);
                         ms.errors++;
+                    }
+                    // The undecided sums from a source: asked for exactly the masked sums.
+                    ref::FloatMsSsimScores viasrc{};
+                    unsigned asked = 0;
+                    vcu::float_ms_ssim_finish(acc, p, viasrc, [&](int k, int j) {
+                        asked |= vcu::iqa_need_bit(k, j);
+                        return vcu::iqa_sum_of_maps(all[k], j);
+                    });
+                    same = asked == need && viasrc.ms_ssim == want.ms_ssim;
+                    for (int k = 0; k < ref::kMsSsimScales; k++)
+                        same = same && viasrc.l[k] == want.l[k] && viasrc.c[k] == want.c[k] &&
+                               viasrc.s[k] == want.s[k];
+                    if (!same) {
+                        std::printf("ERROR %s float_ms_ssim finish from a sum source (forced %d, mask "
+                                    "%#x, asked %#x) differs\n", name.c_str(), forced, need, asked);
+                        ms.errors++;
+                    }
+                    if (forced) {
+                        // Every output of an undecided sum is the source's: a source of zeros
+                        // makes each of them 0.
+                        ref::FloatMsSsimScores zero{};
+                        vcu::float_ms_ssim_finish(acc, p, zero, [](int, int) { return 0.0; });
+                        bool zeros = true;
+                        for (int k = 0; k < ref::kMsSsimScales; k++)
+                            zeros = zeros && zero.l[k] == 0.0 && zero.c[k] == 0.0 && zero.s[k] == 0.0;
+                        if (!zeros) {
+                            std::printf("ERROR %s float_ms_ssim: an undecided mean not taken from the "
+                                        "sum source\n", name.c_str());
+                            ms.errors++;
+                        }
                     }
                 }
                 ms.frames++;
