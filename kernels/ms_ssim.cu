@@ -97,6 +97,15 @@ void MsSsimKernel::copy_map(const MsSsimAccum& acc, int scale, int which,
                                n * sizeof(double), cudaMemcpyDeviceToHost));
 }
 
+const double* MsSsimKernel::term_map_of(const MsSsimAccum& acc, int scale, int which) const {
+    if (scale < 0 || scale >= ref::kMsSsimScales) invalid("scale outside 0..4");
+    if (which < 0 || which > 2) invalid("term map outside 0..2");
+    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+        invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
+                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+    return term_map(unsigned(acc.seq % slots_), scale, which);
+}
+
 void MsSsimKernel::copy_terms(const MsSsimAccum& acc, int scale, ref::IqaSsimMaps& out) const {
     copy_map(acc, scale, 0, out.l);
     copy_map(acc, scale, 1, out.c);

@@ -67,6 +67,13 @@ public:
     void copy_terms(const MsSsimAccum& acc, unsigned mask,
                     ref::IqaSsimMaps (&out)[ref::kMsSsimScales]) const;
 
+    /// Device address of map `which` (0 l, 1 c, 2 s) of `scale` of the frame of `acc`
+    /// (term_count(scale) doubles, row-major), valid while its slot is not reused (the
+    /// same checks and throws as copy_terms()).
+    const double* term_map_of(const MsSsimAccum& acc, int scale, int which) const;
+    /// Terms per map of `scale` (its valid region's w * h).
+    std::size_t term_count(int scale) const { return std::size_t(vw_[scale]) * vh_[scale]; }
+
     /// Device address of map `which` (0 l, 1 c, 2 s) of `scale` in `slot` (for tests and
     /// benchmarks; valid while this object lives).
     const double* term_map_device(unsigned slot, int scale, int which) const {

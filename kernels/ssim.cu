@@ -101,6 +101,16 @@ void SsimKernel::copy_terms(const SsimAccum& acc, ref::IqaSsimMaps& out) const {
     }
 }
 
+const double* SsimKernel::term_map_of(const SsimAccum& acc, int which) const {
+    if (which < 0 || which > 2) invalid("term map outside 0..2");
+    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+        invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
+                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+    return term_map(unsigned(acc.seq % slots_), which);
+}
+
+std::size_t SsimKernel::term_count() const { return positive_area(vw_, vh_); }
+
 void SsimKernel::copy_images(std::vector<float>& ref, std::vector<float>& dis) const {
     const std::size_t n = std::size_t(sw_) * sh_;
     ref.resize(n);

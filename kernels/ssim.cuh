@@ -70,6 +70,12 @@ public:
     /// \throws CudaError (cudaErrorInvalidValue) when that frame's slot was reused (the
     ///         frame seq + slots was enqueued) or the frame is unknown.
     void copy_terms(const SsimAccum& acc, ref::IqaSsimMaps& out) const;
+    /// Device address of term map `which` (0 l, 1 c, 2 s) of the frame of `acc`
+    /// (term_count() doubles, row-major), valid while its slot is not reused (the same
+    /// checks and throws as copy_terms()).
+    const double* term_map_of(const SsimAccum& acc, int which) const;
+    /// Terms per map (the valid region's w * h).
+    std::size_t term_count() const;
 
     /// Test hook: the float images SSIM was computed on in the latest enqueue (after the
     /// decimation), image_width() x image_height(); synchronous.
