@@ -218,16 +218,27 @@ public:
                     g.unlock();
                     try {
                         pool = std::make_unique<cuda::CambiDevicePool>(st.k.max_scale_values());
+                        return pool.get();
                     } catch (const cuda::CudaError& e) {
-                        g.lock();
-                        --st.pools_made;
-                        if (e.code != cudaErrorMemoryAllocation) throw;
-                        cudaGetLastError(); // (not sticky) so that later launch checks pass
-                        st.device_pool_failed = true;
-                        st.pools_cv.notify_all();
-                        return nullptr;
+                        if (e.code != cudaErrorMemoryAllocation) {
+                            made_failed(g, false);
+                            throw;
+                        }
+                    } catch (...) {
+                        made_failed(g, false);
+                        throw;
                     }
-                    return pool.get();
+                    cudaGetLastError(); // (not sticky) so that later launch checks pass
+                    made_failed(g, true);
+                    return nullptr;
+                }
+                /// A pool could not be made: one fewer, and every waiter looks again.
+                void made_failed(std::unique_lock<std::mutex>& g, bool oom) {
+                    g.lock();
+                    --st.pools_made;
+                    if (oom) st.device_pool_failed = true;
+                    g.unlock();
+                    st.pools_cv.notify_all();
                 }
             };
             void finish(unsigned, const void* h, double* out, double*, void*) override {
