@@ -23,7 +23,7 @@ struct SumState {
     int min_ulp_exp;     // granularity: smallest ulp exponent of the nonzero values
     int not_finite;      // some value is NaN or infinite
     int cross_block;     // phase: first block where it ends, -1: none
-    int cross_index;     // phase: the value where it ends, -1: none
+    int cross_index;     // phase: the value where it ends, -1: none, -2: not found (a bug)
     long long d_in;      // phase: increment before that block
     int par_in;          // phase: parity before that block
     long long d_total;   // phase: increment of the whole range when it does not end
@@ -197,7 +197,9 @@ __global__ void os_cross_kernel(Terms x, long long start, long long n, OrderedSu
         par = v.p[par];
     }
     const int first = block_reduce(found, ws, MinOp{});
-    if (first != INT_MAX && found == first) {
+    if (first == INT_MAX) {
+        if (threadIdx.x == 0) st->cross_index = -2; // the block's map and its values disagree
+    } else if (found == first) {
         const long long i = start + (long long)b * kChunk + first;
         st->cross_index = int(i); // n < 2^31
         st->s_next = __dadd_rn(__dadd_rn(ph.s_start, __dmul_rn(double(d_found), ph.u)), x(i));
@@ -264,6 +266,8 @@ bool OrderedSum::sum(const double* a, const double* b, const double* c, std::siz
         os_cross_kernel<<<1, kThreads, 0, stream>>>(x, start, nn, ph, st);
         VMAF_CUDA_CHECK_LAUNCH();
         read_state();
+        if (hst->cross_index == -2)
+            throw CudaError(cudaErrorUnknown, "OrderedSum: a phase end was not found in its block (internal error)");
         if (hst->cross_index < 0 || hst->cross_index + 1 >= nn) {
             out = hst->s_next;
             return true;
