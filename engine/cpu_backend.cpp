@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "thread_name.h"
 
 #include <condition_variable>
 #include <cstring>
@@ -89,6 +90,7 @@ public:
             try {
                 for (unsigned i = 0; i < n; ++i)
                     workers_.emplace_back([this, s = std::shared_ptr<Scratch>(std::move(scratch[i]))] {
+                        name_this_thread("vmaf-cpu");
                         work(*s);
                     });
             } catch (...) {

@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "thread_name.h"
 
 #include "cuda_common.cuh"
 #include "luma.cuh"
@@ -396,6 +397,7 @@ private:
     }
 
     void work() {
+        name_this_thread("vmaf-host-tail");
         // Finishes may wait for CUDA events of the session's context.
         std::unique_ptr<ContextScope> scope;
         try {

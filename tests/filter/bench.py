@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """End-to-end frames/s of ffmpeg + vmaf_cuda next to decode-only frames/s.
 
-    bench.py --ffmpeg PATH --shared DIR [--workdir DIR] [--loops N] [--sw]
+    bench.py --ffmpeg PATH --shared DIR [--workdir DIR] [--loops N] [--sw] [--profile]
 
 Cases: the BBB pair of DIR/media (854x480 H.264), and 1080p and 4K HEVC pairs that this
 script makes once from the BBB reference with NVDEC + scale_cuda + hevc_nvenc (reference
@@ -12,6 +12,8 @@ at QP 12, distorted at QP 34; kept in --workdir). Each input is read --loops tim
   end to end:  the same, through vmaf_cuda (no conversion filter in between).
 frames/s = frame pairs / wall seconds of the ffmpeg process (ffmpeg's own fps= is printed
 too). --sw runs the BBB case with software decoding and backend=cpu (no GPU needed).
+--profile adds, per run, the mean SM / memory / NVDEC use and the busiest threads
+(tools/thread_cpu.py): whether a pipeline is bound by the GPU or by a host thread.
 Standard library only.
 """
 
@@ -27,16 +29,22 @@ BBB_REF = "media/bbb_ref_854x480_120f.mp4"
 CLIP_FRAMES = 120
 
 
-def run(cmd, verbose):
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import thread_cpu  # noqa: E402  (tools/thread_cpu.py)
+
+PROFILE = {"on": False, "lines": []}
+
+
+def run(cmd, verbose, label=None):
     if verbose:
         print("  $ " + " ".join(cmd), flush=True)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    secs = time.monotonic() - t0
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr[-4000:])
-        raise SystemExit("command failed (%d): %s" % (p.returncode, " ".join(cmd)))
-    return secs, p.stderr
+    secs, rc, err, agg, mean = thread_cpu.profile_run(cmd, gpu=PROFILE["on"])
+    if rc != 0:
+        sys.stderr.write(err[-4000:])
+        raise SystemExit("command failed (%d): %s" % (rc, " ".join(cmd)))
+    if PROFILE["on"] and label:
+        PROFILE["lines"].append("%s: %s" % (label, thread_cpu.summary(secs, agg, mean)))
+    return secs, err
 
 
 def last_progress(stderr):
@@ -67,12 +75,13 @@ def bench_case(a, name, dis, ref, sw):
     frames = CLIP_FRAMES * a.loops
 
     t_dec, err_dec = run(base + inputs + ["-an", "-map", "0:v", "-map", "1:v",
-                                          "-c:v", "wrapped_avframe", "-f", "null", "-"], a.verbose)
+                                          "-c:v", "wrapped_avframe", "-f", "null", "-"], a.verbose,
+                         name + ", decode-only")
     backend = "cpu" if sw else "auto"
     opts = "backend=%s" % backend + (":" + a.vmaf_opts if a.vmaf_opts else "")
     t_e2e, err_e2e = run(base + inputs + ["-an", "-lavfi",
                                           "[0:v][1:v]vmaf_cuda=%s" % opts,
-                                          "-f", "null", "-"], a.verbose)
+                                          "-f", "null", "-"], a.verbose, name + ", end to end")
     n_e2e, fps_e2e = last_progress(err_e2e)
     _, fps_dec = last_progress(err_dec)
     score = re.findall(r"VMAF score: ([\d.]+)", err_e2e)
@@ -101,8 +110,12 @@ def main():
     ap.add_argument("--dec-opts", default="",
                     help="more input options for both inputs, in the decode-only and the "
                          "end-to-end runs alike, e.g. \"-extra_hw_frames 16\"")
+    ap.add_argument("--profile", action="store_true",
+                    help="per run: mean SM, memory and NVDEC use (nvidia-smi dmon) and the "
+                         "busiest threads' CPU share of the wall time (tools/thread_cpu.py)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    PROFILE["on"] = a.profile
     a.ffmpeg = os.path.abspath(a.ffmpeg)
     os.makedirs(a.workdir, exist_ok=True)
 
@@ -132,6 +145,8 @@ def main():
         print("(vmaf_cuda options: %s)" % a.vmaf_opts)
     if a.dec_opts:
         print("(input options: %s)" % a.dec_opts)
+    for line in PROFILE["lines"]:
+        print("profile " + line)
     return 0
 
 
