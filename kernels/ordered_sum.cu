@@ -268,6 +268,7 @@ bool OrderedSum::sum(const double* a, const double* b, const double* c, std::siz
         read_state();
         if (hst->cross_index == -2)
             throw CudaError(cudaErrorUnknown, "OrderedSum: a phase end was not found in its block (internal error)");
+        if (!std::isfinite(hst->s_next)) return false; // the sum overflowed: the host's
         if (hst->cross_index < 0 || hst->cross_index + 1 >= nn) {
             out = hst->s_next;
             return true;

@@ -40,8 +40,9 @@ public:
     /// The sequential double sum of the n values x_i = a[i] (b null), or x_i =
     /// (a[i] * b[i]) * c[i] (b and c given; each product rounded as libvmaf's expression
     /// `l * c * s`), in index order from +0.0. a, b, c: device memory.
-    /// \returns false (and leaves `out`) when some x_i is not finite: the caller then sums
-    ///          on the host (where the sequential sum gives libvmaf's NaN or infinity).
+    /// \returns false (and leaves `out`) when some x_i is not finite or a partial sum
+    ///          overflows: the caller then sums on the host (where the sequential sum gives
+    ///          libvmaf's NaN or infinity).
     /// Waits for `stream`. \throws std::invalid_argument for n > max_n; CudaError.
     bool sum(const double* a, const double* b, const double* c, std::size_t n,
              cudaStream_t stream, double& out, OrderedSumStats* stats = nullptr);
