@@ -3,6 +3,7 @@
 // rounds and ordered double sum, from the position-local rules of cambi_pool_math.cuh.
 
 #include "cambi_pool.cuh"
+#include "block_ops.cuh"
 #include "cambi_pool_math.cuh"
 
 #include <algorithm>
@@ -35,51 +36,13 @@ struct PoolState {
     double s_next;           // phase: partial sum after that value (or the final sum)
 };
 
-/// Exclusive prefix sum over a block of NT threads (all must call); `total` gets the sum.
-template <int NT, class T>
-__device__ T block_excl_scan(T v, T* ws, T& total) {
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    T x = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        const T y = __shfl_up_sync(0xffffffffu, x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) ws[w] = x;
-    __syncthreads();
-    if (w == 0) {
-        T z = lane < NT / 32 ? ws[lane] : T(0);
-        for (int o = 1; o < 32; o <<= 1) {
-            const T y = __shfl_up_sync(0xffffffffu, z, o);
-            if (lane >= o) z += y;
-        }
-        if (lane < NT / 32) ws[lane] = z;
-    }
-    __syncthreads();
-    total = ws[NT / 32 - 1];
-    const T r = x - v + (w ? ws[w - 1] : T(0));
-    __syncthreads();
-    return r;
-}
-
-/// Reduction over a block of NT threads with a commutative op; result in every thread.
+using block_ops::excl_scan;
+using MaxOp = block_ops::Max;
+using MinOp = block_ops::Min;
 template <int NT, class Op>
 __device__ int block_reduce(int v, int* ws, Op op) {
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if (lane == 0) ws[w] = v;
-    __syncthreads();
-    int r = ws[0];
-    for (int i = 1; i < NT / 32; ++i) r = op(r, ws[i]);
-    __syncthreads();
-    return r;
+    return block_ops::reduce<NT>(v, ws, op);
 }
-
-struct MaxOp {
-    __device__ int operator()(int a, int b) const { return a > b ? a : b; }
-};
-struct MinOp {
-    __device__ int operator()(int a, int b) const { return a < b ? a : b; }
-};
 
 // ------------------------------------------------------------------ quick-select rounds
 
@@ -97,7 +60,7 @@ __global__ void qs_count_kernel(const float* c, int left, int right, int k, uint
         r += !(v < p);
     }
     unsigned total;
-    block_excl_scan<kThreads>(l | (r << 16), ws, total);
+    excl_scan<kThreads>(l | (r << 16), ws, total);
     if (threadIdx.x == 0) cnt[blockIdx.x] = make_uint2(total & 0xffffu, total >> 16);
 }
 
@@ -109,7 +72,7 @@ __global__ void qs_scan_kernel(const uint2* cnt, int nb, uint2* pre, PoolState* 
     unsigned long long mine = 0;
     for (int b = b0; b < b1; ++b) mine += cnt[b].x | (static_cast<unsigned long long>(cnt[b].y) << 32);
     unsigned long long total;
-    unsigned long long run = block_excl_scan<kScanThreads>(mine, ws, total);
+    unsigned long long run = excl_scan<kScanThreads>(mine, ws, total);
     for (int b = b0; b < b1; ++b) {
         pre[b] = make_uint2(unsigned(run & 0xffffffffu), unsigned(run >> 32));
         run += cnt[b].x | (static_cast<unsigned long long>(cnt[b].y) << 32);
@@ -141,7 +104,7 @@ __global__ void qs_rank_kernel(const float* c, int left, int right, int k, const
         }
     }
     unsigned total;
-    const unsigned excl = block_excl_scan<kThreads>(unsigned(__popc(fl)) | (unsigned(__popc(fr)) << 16),
+    const unsigned excl = excl_scan<kThreads>(unsigned(__popc(fl)) | (unsigned(__popc(fr)) << 16),
                                                     ws, total);
     unsigned bl = pre[b].x + (excl & 0xffffu); // values not > p left of this thread's first
     unsigned br = pre[b].y + (excl >> 16);     // values not < p left of it
@@ -230,7 +193,7 @@ qs_small_kernel(float* c, int left, int right, int k) {
             }
         }
         unsigned total;
-        const unsigned excl = block_excl_scan<kSmallThreads>(
+        const unsigned excl = excl_scan<kSmallThreads>(
             unsigned(__popc(fl)) | (unsigned(__popc(fr)) << 16), ws, total);
         unsigned bl = excl & 0xffffu, br = excl >> 16;
         const unsigned tot_r = total >> 16;
@@ -278,27 +241,12 @@ qs_small_kernel(float* c, int left, int right, int k) {
 
 // ------------------------------------------------------------------ ordered sum
 
-/// In-order composition of NT maps held one per thread; every thread gets its exclusive
-/// prefix (the composition of the maps of the threads before it). `buf`: 2 * NT maps.
 template <int NT>
 __device__ CambiSumMap block_excl_compose(const CambiSumMap& mine, CambiSumMap* buf,
                                           CambiSumMap& total) {
-    const int t = int(threadIdx.x);
-    CambiSumMap* in = buf;
-    CambiSumMap* out = buf + NT;
-    in[t] = mine;
-    __syncthreads();
-    for (int off = 1; off < NT; off <<= 1) {
-        out[t] = t >= off ? cambi_sum_then(in[t - off], in[t]) : in[t];
-        __syncthreads();
-        CambiSumMap* tmp = in;
-        in = out;
-        out = tmp;
-    }
-    total = in[NT - 1];
-    const CambiSumMap r = t > 0 ? in[t - 1] : cambi_sum_identity();
-    __syncthreads();
-    return r;
+    return block_ops::excl_compose<NT>(
+        mine, buf, total, [](const CambiSumMap& f, const CambiSumMap& g) { return cambi_sum_then(f, g); },
+        cambi_sum_identity());
 }
 
 /// Composed map of each block of values [start + b * kChunk, ...) below k.

@@ -3,6 +3,7 @@
 // ordered_sum_math.cuh.
 
 #include "ordered_sum.cuh"
+#include "block_ops.cuh"
 #include "ordered_sum_math.cuh"
 
 #include <algorithm>
@@ -40,45 +41,20 @@ struct Terms {
     }
 };
 
-/// Reduction of ints over a block of kThreads with a commutative op; result in every thread.
 template <class Op>
 __device__ int block_reduce(int v, int* ws, Op op) {
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if (lane == 0) ws[w] = v;
-    __syncthreads();
-    int r = ws[0];
-    for (int i = 1; i < kThreads / 32; ++i) r = op(r, ws[i]);
-    __syncthreads();
-    return r;
+    return block_ops::reduce<kThreads>(v, ws, op);
 }
-
-struct MinOp {
-    __device__ int operator()(int a, int b) const { return a < b ? a : b; }
-};
-struct MaxOp {
-    __device__ int operator()(int a, int b) const { return a > b ? a : b; }
-};
+using MinOp = block_ops::Min;
+using MaxOp = block_ops::Max;
 
 /// In-order exclusive composition of one map per thread (buf: 2 * kThreads maps).
 __device__ OrderedSumMap block_excl_compose(const OrderedSumMap& mine, OrderedSumMap* buf,
                                             OrderedSumMap& total) {
-    const int t = int(threadIdx.x);
-    OrderedSumMap* in = buf;
-    OrderedSumMap* out = buf + kThreads;
-    in[t] = mine;
-    __syncthreads();
-    for (int off = 1; off < kThreads; off <<= 1) {
-        out[t] = t >= off ? ordered_sum_then(in[t - off], in[t]) : in[t];
-        __syncthreads();
-        OrderedSumMap* tmp = in;
-        in = out;
-        out = tmp;
-    }
-    total = in[kThreads - 1];
-    const OrderedSumMap r = t > 0 ? in[t - 1] : ordered_sum_identity();
-    __syncthreads();
-    return r;
+    return block_ops::excl_compose<kThreads>(
+        mine, buf, total,
+        [](const OrderedSumMap& f, const OrderedSumMap& g) { return ordered_sum_then(f, g); },
+        ordered_sum_identity());
 }
 
 /// The smallest ulp exponent of the nonzero values, and whether one is not finite.
