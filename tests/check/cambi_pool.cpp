@@ -91,9 +91,11 @@ TEST_CASE("cambi pool: device quick-select and ordered sum equal libvmaf's loop"
     std::printf("cambi pool: %u arrays, %u grid rounds, %u with a rounding sum, %u with 3+ phases\n",
                 runs, grid_rounds, rounded, phases_past_first);
     CHECK(bad == 0);
-    CHECK(grid_rounds > 100);     // the grid rounds really ran
-    CHECK(rounded >= 10);         // and the phases past the exact one
-    CHECK(phases_past_first >= 5);
+    if (max_values >= std::size_t(3840) * 2160) { // coverage, on the whole set of arrays
+        CHECK(grid_rounds > 100);     // the grid rounds really ran
+        CHECK(rounded >= 10);         // and the phases past the exact one
+        CHECK(phases_past_first >= 5);
+    }
 }
 
 TEST_CASE("cambi pool: arguments are checked", "[cambi][cambi_pool]") {

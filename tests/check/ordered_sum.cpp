@@ -84,7 +84,7 @@ TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_s
     }
     std::printf("ordered sum: %u sums, %u with more than 3 phases\n", runs, multi);
     CHECK(bad == 0);
-    CHECK(multi >= 20);
+    if (max_values >= big) CHECK(multi >= 20); // coverage, on the whole set of arrays
     // not finite: refused
     std::vector<double> x(5000, 0.5);
     x[4321] = std::numeric_limits<double>::quiet_NaN();
