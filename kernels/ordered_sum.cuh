@@ -14,13 +14,15 @@
 /// binade the sum passes through (24 for 8 million SSIM terms near 1), more where it
 /// hovers around a power of two. Synchronous on its stream.
 ///
-/// Not wired into the engine yet: tests/check/ordered_sum.cpp checks it against the
-/// sequential sum first. Declarations only; host C++ can include it without nvcc.
+/// The CUDA engine's float_ssim and float_ms_ssim finishes use it (DeviceSums) for their
+/// undecided sums. Declarations only (and DeviceSums, inline); host C++ can include it
+/// without nvcc.
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "cuda_common.cuh"
 
@@ -55,6 +57,32 @@ private:
     DeviceBuffer blocks_; // per 2048-value block: its composed map
     DeviceBuffer state_;  // the phase state
     PinnedBuffer host_state_;
+};
+
+/// An OrderedSum on a stream of its own (non-blocking), both made on first use: for a
+/// host finish that sums maps whose producing work has completed (their frame's
+/// accumulator is on the host), without waiting for later frames on the lane's stream.
+class DeviceSums {
+public:
+    explicit DeviceSums(std::size_t max_n) : max_n_(max_n) {}
+    ~DeviceSums() {
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+    DeviceSums(const DeviceSums&) = delete;
+    DeviceSums& operator=(const DeviceSums&) = delete;
+    /// OrderedSum::sum on the own stream.
+    bool sum(const double* a, const double* b, const double* c, std::size_t n, double& out) {
+        if (!os_) {
+            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+            os_ = std::make_unique<OrderedSum>(max_n_);
+        }
+        return os_->sum(a, b, c, n, stream_, out);
+    }
+
+private:
+    std::size_t max_n_;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<OrderedSum> os_;
 };
 
 } // namespace vmaf_cuda::cuda

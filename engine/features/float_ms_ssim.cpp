@@ -3,7 +3,8 @@
 // with ms_ssim.c and the iqa code). Luma only.
 // Stages: reference/ms_ssim.h (CPU), kernels/ms_ssim.cuh (GPU: exact fixed-point sums of
 // the five scales on the device; the host finish of ssim_accum.h decides the means from
-// them, or copies the undecided sums' term maps back from the frame's slot).
+// them; the undecided sums are summed on the device from the frame's term maps in its
+// slot, ordered_sum.cuh).
 //
 // libvmaf's options have no VMAF_OPT_FLAG_FEATURE_PARAM and no aliases: float_ms_ssim,
 // then with enable_lcs float_ms_ssim_l_scale0..4, _c_scale0..4, _s_scale0..4 (extract()'s
@@ -22,6 +23,7 @@
 
 #ifdef VMAF_CUDA_HAVE_CUDA
 #include "ms_ssim.cuh"
+#include "ordered_sum.cuh"
 #include "ssim_accum.h"
 #endif
 
@@ -91,10 +93,11 @@ public:
             const FloatMsSsim& f;
             cuda::MsSsimKernel k;
             cuda::MsSsimFinishParams params;
-            ref::IqaSsimMaps terms[kScales]; // fallback: the undecided sums' term maps
+            cuda::DeviceSums sums; // the undecided sums, on the device
+            ref::IqaSsimMaps terms[kScales]; // a sum with a value that is not finite
             Stage(const FloatMsSsim& s, unsigned slots)
                 : f(s), k(s.geo_.width, s.geo_.height, s.geo_.bpc, s.opt_, slots),
-                  params(k.finish_params()) {}
+                  params(k.finish_params()), sums(k.term_count(0)) {}
             std::size_t accum_bytes() const override { return k.accum_bytes(); }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 k.enqueue(fr.ref[0], fr.dist[0], d, static_cast<cudaStream_t>(st));
@@ -102,13 +105,17 @@ public:
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 const auto& acc = *static_cast<const cuda::MsSsimAccum*>(h);
                 ref::FloatMsSsimScores s{};
-                if (const unsigned need = cuda::float_ms_ssim_finish(acc, params, s)) {
+                if (cuda::float_ms_ssim_finish(acc, params, s)) {
                     // Undecided sums: libvmaf's sequential sums over the frame's own terms
-                    // (still in its slot: finish comes before the enqueue of frame + slots).
-                    k.copy_terms(acc, need, terms);
-                    if (cuda::float_ms_ssim_finish(acc, params, s, terms) != 0)
-                        throw Error(VMAF_CUDA_EINTERNAL,
-                                    "float_ms_ssim: host finish from the term maps failed");
+                    // (still in its slot: finish comes before the enqueue of frame + slots),
+                    // on the device; a map with a value that is not finite on the host.
+                    cuda::float_ms_ssim_finish(acc, params, s, [&](int scale, int j) {
+                        const double* m = k.term_map_of(acc, scale, j - cuda::kIqaL);
+                        double v = 0.0;
+                        if (sums.sum(m, nullptr, nullptr, k.term_count(scale), v)) return v;
+                        k.copy_terms(acc, cuda::iqa_need_bit(scale, j), terms);
+                        return cuda::iqa_sum_of_maps(terms[scale], j);
+                    });
                 }
                 put(s, f.opt_.enable_lcs, out);
             }

@@ -2,8 +2,8 @@
 // Feature record: SSIM (libvmaf v3.2.0 `float_ssim`, src/feature/float_ssim.c with
 // ssim.c and the iqa code). Luma only.
 // Stages: reference/ssim.h (CPU), kernels/ssim.cuh (GPU: exact fixed-point sums on the
-// device; the host finish of ssim_accum.h decides each mean from them, or copies the
-// frame's term maps back from its slot when it cannot).
+// device; the host finish of ssim_accum.h decides each mean from them, or sums the
+// frame's term maps in its slot on the device when it cannot, ordered_sum.cuh).
 //
 // libvmaf's options have no VMAF_OPT_FLAG_FEATURE_PARAM and no aliases: the outputs are
 // always named float_ssim, float_ssim_l, float_ssim_c, float_ssim_s (the last three with
@@ -21,6 +21,7 @@
 
 #ifdef VMAF_CUDA_HAVE_CUDA
 #include "iqa.cuh"
+#include "ordered_sum.cuh"
 #include "ssim.cuh"
 #include "ssim_accum.h"
 #endif
@@ -100,10 +101,11 @@ public:
             const FloatSsim& f;
             cuda::SsimKernel k;
             cuda::SsimFinishParams params;
-            ref::IqaSsimMaps terms; // fallback: the frame's term maps
+            cuda::DeviceSums sums; // the undecided sums, on the device
+            ref::IqaSsimMaps terms; // a sum with a value that is not finite
             Stage(const FloatSsim& s, unsigned slots)
                 : f(s), k(s.geo_.width, s.geo_.height, s.geo_.bpc, s.opt_, slots),
-                  params(k.finish_params()) {}
+                  params(k.finish_params()), sums(k.term_count()) {}
             std::size_t accum_bytes() const override { return k.accum_bytes(); }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 k.enqueue(fr.ref[0], fr.dist[0], d, static_cast<cudaStream_t>(st));
@@ -114,10 +116,19 @@ public:
                 if (!cuda::float_ssim_finish(acc, params, s)) {
                     // Undecided from the exact sums: libvmaf's sequential sums over the
                     // frame's own terms (still in its slot: finish comes before the
-                    // enqueue of frame + slots).
-                    k.copy_terms(acc, terms);
-                    if (!cuda::float_ssim_finish(acc, params, s, &terms))
-                        throw Error(VMAF_CUDA_EINTERNAL, "float_ssim: host finish from the term maps failed");
+                    // enqueue of frame + slots), on the device (kIqaSsim: of the products
+                    // l * c * s); a sum with a value that is not finite on the host.
+                    cuda::float_ssim_finish(acc, params, s, [&](int, int j) {
+                        double v = 0.0;
+                        const bool ok = j == cuda::kIqaSsim
+                                            ? sums.sum(k.term_map_of(acc, 0), k.term_map_of(acc, 1),
+                                                       k.term_map_of(acc, 2), k.term_count(), v)
+                                            : sums.sum(k.term_map_of(acc, j - cuda::kIqaL), nullptr,
+                                                       nullptr, k.term_count(), v);
+                        if (ok) return v;
+                        k.copy_terms(acc, terms);
+                        return cuda::iqa_sum_of_maps(terms, j);
+                    });
                 }
                 put(s, f.opt_.enable_lcs, out);
             }
