@@ -286,9 +286,7 @@ ref::CambiScores cambi_kernel_finish(const CambiKernel& k, const CambiAccum& acc
         [&](unsigned p, unsigned s) {
             if (device_pool) {
                 const CambiScaleAccum& a = acc.pass[p][s];
-                float min_pos;
-                std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
-                return device_pool->pool(k.cvalues_device(acc, p, s), a.n, a.k, min_pos, stream);
+                return device_pool->pool(k.cvalues_device(acc, p, s), a.n, a.k, stream);
             }
             k.copy_cvalues(acc, p, s, c, stream);
             return ref::cambi_spatial_pooling(std::span<float>(c), k.plan().topk);

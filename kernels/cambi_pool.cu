@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // CAMBI's spatial pooling on the device (cambi_pool.cuh): libvmaf v3.2.0's quick-select
-// rounds and ordered double sum, from the position-local rules of cambi_pool_math.cuh.
+// rounds from the position-local rule of cambi_pool_math.cuh; the ordered double sum is
+// OrderedSum's (ordered_sum.cuh).
 
 #include "cambi_pool.cuh"
 #include "block_ops.cuh"
@@ -22,18 +23,12 @@ constexpr int kSmallPer = int(kCambiPoolSmall) / kSmallThreads;
 constexpr int kScanThreads = 1024;          // the block-count scan
 static_assert(kSmallPer * kSmallThreads == int(kCambiPoolSmall), "small range split");
 
-/// Device state of a round or a phase (read back in part by the host).
+/// Device state of a round (read back in part by the host).
 struct PoolState {
-    unsigned long long tot;  // round: totals (not > p) | (not < p) << 32
-    int m_count;             // round: swapped pairs M
-    int l_next, r_next;      // round: L[M] (INT_MAX: none), R[M] (-1: none)
-    int l_last, r_last;      // round: L[M-1], R[M-1]
-    int cross_block;         // phase: first block where it ends, -1: none
-    long long d_in;          // phase: increment before that block
-    int par_in;              // phase: parity before that block
-    long long d_total;       // phase: increment of the whole range when it does not end
-    int cross_index;         // phase: the value where it ends, -1: none
-    double s_next;           // phase: partial sum after that value (or the final sum)
+    unsigned long long tot;  // totals (not > p) | (not < p) << 32
+    int m_count;             // swapped pairs M
+    int l_next, r_next;      // L[M] (INT_MAX: none), R[M] (-1: none)
+    int l_last, r_last;      // L[M-1], R[M-1]
 };
 
 using block_ops::excl_scan;
@@ -239,111 +234,6 @@ qs_small_kernel(float* c, int left, int right, int k) {
     for (int i = int(threadIdx.x); i < len; i += kSmallThreads) c[base + i] = v[i];
 }
 
-// ------------------------------------------------------------------ ordered sum
-
-template <int NT>
-__device__ CambiSumMap block_excl_compose(const CambiSumMap& mine, CambiSumMap* buf,
-                                          CambiSumMap& total) {
-    return block_ops::excl_compose<NT>(
-        mine, buf, total, [](const CambiSumMap& f, const CambiSumMap& g) { return cambi_sum_then(f, g); },
-        cambi_sum_identity());
-}
-
-/// Composed map of each block of values [start + b * kChunk, ...) below k.
-__global__ void sum_map_kernel(const float* c, int start, int k, double u, CambiSumMap* maps) {
-    __shared__ CambiSumMap buf[2 * kThreads];
-    const int x0 = start + int(blockIdx.x) * kChunk + int(threadIdx.x) * kPer;
-    CambiSumMap m = cambi_sum_identity();
-#pragma unroll
-    for (int e = 0; e < kPer; ++e)
-        if (x0 + e < k) m = cambi_sum_then(m, cambi_sum_map_of(c[x0 + e], u));
-    CambiSumMap total;
-    block_excl_compose<kThreads>(m, buf, total);
-    if (threadIdx.x == 0) maps[blockIdx.x] = total;
-}
-
-/// One block: the first block whose values take the phase to its end, with the state
-/// before it; or the whole range's increment.
-__global__ void sum_find_kernel(const CambiSumMap* maps, int nb, int parity, long long d_end,
-                                PoolState* st) {
-    __shared__ CambiSumMap buf[2 * kThreads];
-    __shared__ int wi[kThreads / 32];
-    const int per = (nb + kThreads - 1) / kThreads;
-    const int b0 = int(threadIdx.x) * per, b1 = min(nb, b0 + per);
-    CambiSumMap mine = cambi_sum_identity();
-    for (int b = b0; b < b1; ++b) mine = cambi_sum_then(mine, maps[b]);
-    CambiSumMap total;
-    const CambiSumMap before = block_excl_compose<kThreads>(mine, buf, total);
-    long long d = before.d[parity];
-    int par = before.p[parity];
-    int found = INT_MAX;
-    for (int b = b0; b < b1; ++b) {
-        const long long nd = d + maps[b].d[par];
-        if (nd >= d_end) {
-            found = b;
-            break;
-        }
-        d = nd;
-        par = maps[b].p[par];
-    }
-    const int first = block_reduce<kThreads>(found, wi, MinOp{});
-    if (first == INT_MAX) {
-        if (threadIdx.x == 0) {
-            st->cross_block = -1;
-            st->d_total = total.d[parity];
-        }
-    } else if (found == first) {
-        st->cross_block = first;
-        st->d_in = d;
-        st->par_in = par;
-    }
-}
-
-/// One block: inside the block found, the value where the phase ends and the partial sum
-/// after it (a plain double addition); or the final sum when the phase does not end.
-__global__ void sum_cross_kernel(const float* c, int start, int k, double s_start, double u,
-                                 long long d_end, PoolState* st) {
-    __shared__ CambiSumMap buf[2 * kThreads];
-    __shared__ int wi[kThreads / 32];
-    const int b = st->cross_block;
-    if (b < 0) {
-        if (threadIdx.x == 0) {
-            st->cross_index = -1;
-            st->s_next = __dadd_rn(s_start, __dmul_rn(double(st->d_total), u));
-        }
-        return;
-    }
-    const int x0 = start + b * kChunk + int(threadIdx.x) * kPer;
-    CambiSumMap m = cambi_sum_identity();
-#pragma unroll
-    for (int e = 0; e < kPer; ++e)
-        if (x0 + e < k) m = cambi_sum_then(m, cambi_sum_map_of(c[x0 + e], u));
-    CambiSumMap total;
-    const CambiSumMap before = block_excl_compose<kThreads>(m, buf, total);
-    const int par_in = st->par_in;
-    long long d = st->d_in + before.d[par_in];
-    int par = before.p[par_in];
-    int found = INT_MAX;
-    long long d_found = 0;
-    for (int e = 0; e < kPer && x0 + e < k; ++e) {
-        const CambiSumMap v = cambi_sum_map_of(c[x0 + e], u);
-        if (d + v.d[par] >= d_end) {
-            found = x0 + e;
-            d_found = d;
-            break;
-        }
-        d += v.d[par];
-        par = v.p[par];
-    }
-    const int first = block_reduce<kThreads>(found, wi, MinOp{});
-    if (found == first && first != INT_MAX) {
-        const double s = __dadd_rn(__dadd_rn(s_start, __dmul_rn(double(d_found), u)),
-                                   double(c[first]));
-        st->cross_index = first;
-        st->s_next = s;
-    }
-}
-
 int blocks_for(long long len) { return int((len + kChunk - 1) / kChunk); }
 
 } // namespace
@@ -351,19 +241,20 @@ int blocks_for(long long len) { return int((len + kChunk - 1) / kChunk); }
 CambiDevicePool::CambiDevicePool(std::size_t max_n)
     : max_n_(max_n),
       pos_(2 * (max_n / 2 + 2) * sizeof(int)),
-      blocks_(std::size_t(blocks_for((long long)max_n) + 1) * 2 * sizeof(CambiSumMap)),
+      blocks_(std::size_t(blocks_for((long long)max_n) + 1) * 2 * sizeof(uint2)),
       state_(sizeof(PoolState)),
-      host_state_(sizeof(PoolState)) {
+      host_state_(sizeof(PoolState)),
+      sum_(max_n == 0 ? 1 : max_n) {
     if (max_n == 0 || max_n > std::size_t(INT_MAX / 2))
         throw std::invalid_argument("CambiDevicePool: max_n must be in 1.." + std::to_string(INT_MAX / 2));
 }
 
 std::size_t CambiDevicePool::device_bytes() const {
-    return pos_.bytes() + blocks_.bytes() + state_.bytes();
+    return pos_.bytes() + blocks_.bytes() + state_.bytes() + sum_.device_bytes();
 }
 
-double CambiDevicePool::pool(float* c, unsigned n, unsigned k, float min_pos,
-                             cudaStream_t stream, CambiPoolStats* stats) {
+double CambiDevicePool::pool(float* c, unsigned n, unsigned k, cudaStream_t stream,
+                             CambiPoolStats* stats) {
     if (n == 0 || n > max_n_)
         throw std::invalid_argument("CambiDevicePool::pool: n = " + std::to_string(n) +
                                     " outside 1.." + std::to_string(max_n_));
@@ -411,29 +302,13 @@ double CambiDevicePool::pool(float* c, unsigned n, unsigned k, float min_pos,
                                 ki, left, right);
         }
     }
-    if (min_pos == 0.0f) { // every summed value is 0
-        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
-        return 0.0 / double(k);
-    }
-    CambiSumPhase ph = cambi_sum_phase0(min_pos);
-    auto* maps = blocks_.get<CambiSumMap>();
-    int start = 0;
-    for (;;) {
-        ++s.sum_phases;
-        const int nb = blocks_for((long long)ki - start);
-        sum_map_kernel<<<nb, kThreads, 0, stream>>>(c, start, ki, ph.u, maps);
-        VMAF_CUDA_CHECK_LAUNCH();
-        sum_find_kernel<<<1, kThreads, 0, stream>>>(maps, nb, ph.parity, ph.d_end, st);
-        VMAF_CUDA_CHECK_LAUNCH();
-        sum_cross_kernel<<<1, kThreads, 0, stream>>>(c, start, ki, ph.s_start, ph.u, ph.d_end, st);
-        VMAF_CUDA_CHECK_LAUNCH();
-        read_state();
-        if (hst->cross_index < 0 || hst->cross_index + 1 >= ki) return hst->s_next / double(k);
-        if (s.sum_phases > 4096)
-            throw CudaError(cudaErrorUnknown, "CambiDevicePool: the ordered sum did not finish (internal error)");
-        start = hst->cross_index + 1;
-        ph = cambi_sum_phase_at(hst->s_next);
-    }
+    // libvmaf's `sum += c[i]` over the first k, in the order left (ordered_sum.cuh)
+    double sum = 0.0;
+    OrderedSumStats os;
+    if (!sum_.sum(c, k, stream, sum, &os))
+        throw CudaError(cudaErrorUnknown, "CambiDevicePool: a c-value is not finite (internal error)");
+    s.sum_phases = os.phases;
+    return sum / double(k);
 }
 
 } // namespace vmaf_cuda::cuda

@@ -13,9 +13,8 @@
 ///   the position-local swap rule writing the swapped pairs' positions, the swaps); the
 ///   host reads back the round's end (a few bytes) and sets the next range. The rest runs
 ///   in one block in shared memory, rounds in a loop;
-/// - the ordered sum: per binade phase, the composed maps of 2048-value blocks, one block
-///   scanning them to find the block where the phase ends, one block finding the value and
-///   adding it as a plain double addition; the host reads back the new partial sum.
+/// - the ordered sum: OrderedSum (ordered_sum.cuh), libvmaf's double sum in array order
+///   by binade phases, on the device.
 /// Each call is synchronous on its stream (it waits for the small readbacks).
 ///
 /// Declarations only; host C++ (C++17 or later) can include it without nvcc.
@@ -26,6 +25,7 @@
 #include <cstdint>
 
 #include "cuda_common.cuh"
+#include "ordered_sum.cuh"
 
 namespace vmaf_cuda::cuda {
 
@@ -43,8 +43,8 @@ struct CambiPoolStats {
 /// (objects on different streams may run concurrently).
 class CambiDevicePool {
 public:
-    /// Allocates the scratch (two int32 position lists of max_n / 2 + 2, block counts and
-    /// maps, a pinned readback struct).
+    /// Allocates the scratch (two int32 position lists of max_n / 2 + 2, block counts, a
+    /// pinned readback struct, an OrderedSum of max_n).
     /// \throws CudaError.
     explicit CambiDevicePool(std::size_t max_n);
 
@@ -52,12 +52,10 @@ public:
     /// NaN): reorders them in place exactly as libvmaf's quick_select(c, n, k) does, and
     /// returns the double sum of c[0..k) in array order, divided by k.
     /// \param k 1..n (libvmaf: clip(int(topk * n), 1, n)).
-    /// \param min_pos the smallest nonzero value among the k largest (0 when all are 0):
-    ///        the unit of the sum's first phase (CambiScaleAccum::min_pos_bits).
     /// Waits for `stream` (work enqueued before it on `stream` is complete on return).
     /// \throws std::invalid_argument when n exceeds max_n or k is out of range;
     ///         CudaError on a CUDA failure.
-    double pool(float* c, unsigned n, unsigned k, float min_pos, cudaStream_t stream,
+    double pool(float* c, unsigned n, unsigned k, cudaStream_t stream,
                 CambiPoolStats* stats = nullptr);
 
     std::size_t max_n() const { return max_n_; }
@@ -67,9 +65,10 @@ public:
 private:
     std::size_t max_n_;
     DeviceBuffer pos_;    // int32: L positions, then R positions (max_n / 2 + 2 each)
-    DeviceBuffer blocks_; // per 2048-value block: counts and prefixes, or sum maps
-    DeviceBuffer state_;  // the round / phase state
+    DeviceBuffer blocks_; // per 2048-value block: counts and prefixes
+    DeviceBuffer state_;  // the round state
     PinnedBuffer host_state_; // pinned copy of state_
+    OrderedSum sum_;
 };
 
 } // namespace vmaf_cuda::cuda

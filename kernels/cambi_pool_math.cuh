@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #pragma once
 /// \file cambi_pool_math.cuh
-/// The arithmetic of CAMBI's spatial pooling (libvmaf v3.2.0 feature/cambi.c,
-/// quick_select() and spatial_pooling()) in a form whose steps are independent, shared by
-/// the device pooling (cambi_pool.cu) and its host emulation in the tests. C++17, host
-/// and device, no CUDA headers needed.
+/// The arithmetic of CAMBI's quick-select (libvmaf v3.2.0 feature/cambi.c,
+/// quick_select()) in a form whose steps are independent, shared by the device pooling
+/// (cambi_pool.cu) and its host emulation in the tests. C++17, host and device, no CUDA
+/// headers needed.
 ///
 /// **Quick-select rounds.** One round of libvmaf's quick-select on [left, right] with pivot
 /// p = arr[k] (descending Hoare partition: i scans while arr[i] > p, j while arr[j] < p,
@@ -21,20 +21,9 @@
 /// - The round's end (i, j) follows from L[M-1], R[M-1] and the next candidates L[M] (the
 ///   first position not <= p that fails its condition) and R[M]: cambi_qs_round_end().
 ///
-/// **Ordered double sum.** libvmaf sums the first k values in array order into a double
-/// s (s += c[i]). Every c-value is >= 0, so s never decreases. While s stays inside one
-/// binade [2^a, 2^(a+1)) with ulp u = 2^(a-52), s is a multiple of u and
-/// s + x rounds to s + (q + t) * u, with x = q * u + r (0 <= r < u): t = 0 for r < u / 2,
-/// 1 for r > u / 2, and on a tie (r == u / 2) ties-to-even: t makes the new multiple even,
-/// so it depends on the parity of s / u alone. Each value therefore acts on the state
-/// (parity) as a map parity -> (increment, new parity) (CambiSumMap); maps compose
-/// associatively, so a scan gives every partial sum of a binade in parallel. The first
-/// value whose partial sum leaves the binade is added as a plain double addition, and the
-/// next binade starts after it (cambi_sum_phase_at()). Before any rounding can happen, the
-/// first phase uses the granularity g = ulp(smallest nonzero top-k value) as its unit:
-/// every partial sum is an exact multiple of g below 2^53 g (cambi_sum_phase0()).
+/// The ordered double sum that follows (libvmaf's `sum += c[i]` over the first k) is
+/// OrderedSum's (ordered_sum_math.cuh).
 
-#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -65,77 +54,6 @@ VMAF_CUDA_HD CambiQsEnd cambi_qs_round_end(int l_last, int r_last, int l_next, i
 VMAF_CUDA_HD void cambi_qs_next_range(CambiQsEnd e, int k, int& left, int& right) {
     if (e.j < k) left = e.i;
     if (k < e.i) right = e.j;
-}
-
-/// Saturation of the sum increments: any value at or above it is past every phase's end
-/// (phase ends are below 2^54 units), so the first such partial sum ends the phase; two
-/// saturated terms still add without overflow.
-inline constexpr long long kCambiSumSat = 1LL << 61;
-
-/// The action of one value (or of a run of values) on a phase's state: from parity b of
-/// s / u, the increment d[b] of s / u and the new parity p[b].
-struct CambiSumMap {
-    long long d[2];
-    unsigned char p[2];
-};
-
-VMAF_CUDA_HD CambiSumMap cambi_sum_identity() { return {{0, 0}, {0, 1}}; }
-
-/// Map of adding the value x (a float, >= 0) in a phase of unit u (a power of two).
-/// x / u, floor and x - q * u are exact (u is a power of two, x has 24 significant bits).
-VMAF_CUDA_HD CambiSumMap cambi_sum_map_of(float xf, double u) {
-    const double x = double(xf);
-    const double qd = x / u;
-    if (!(qd < double(kCambiSumSat))) return {{kCambiSumSat, kCambiSumSat}, {0, 1}};
-    const long long q = (long long)qd; // floor (qd >= 0)
-    const double r = x - double(q) * u;
-    const double half = 0.5 * u;
-    if (r == half) {
-        // Ties to even: from parity b the result parity (b + q + t) must be 0.
-        const long long t0 = q & 1, t1 = (q + 1) & 1;
-        return {{q + t0, q + t1}, {0, 0}};
-    }
-    const long long d = r > half ? q + 1 : q;
-    const unsigned char odd = (unsigned char)(d & 1);
-    return {{d, d}, {odd, (unsigned char)(odd ^ 1)}};
-}
-
-/// f, then g (the values of f come first in the array).
-VMAF_CUDA_HD CambiSumMap cambi_sum_then(const CambiSumMap& f, const CambiSumMap& g) {
-    CambiSumMap h;
-    for (int b = 0; b < 2; ++b) {
-        const long long s = f.d[b] + g.d[f.p[b]];
-        h.d[b] = s < kCambiSumSat ? s : kCambiSumSat;
-        h.p[b] = g.p[f.p[b]];
-    }
-    return h;
-}
-
-/// One phase of the ordered sum: partial sums are s_start + D * u for the running
-/// increment D while D < d_end; parity is that of s_start / u.
-struct CambiSumPhase {
-    double s_start;
-    double u;
-    long long d_end;
-    int parity;
-};
-
-/// The first phase (host): s = 0 in units of g = ulp(min_pos) (min_pos: the smallest
-/// nonzero value summed, > 0), up to 2^53 g; every top-k value is a multiple of g.
-inline CambiSumPhase cambi_sum_phase0(float min_pos) {
-    int e = 0;
-    std::frexp(min_pos, &e);
-    const int ulp_exp = e - 24 < -149 ? -149 : e - 24;
-    return {0.0, std::ldexp(1.0, ulp_exp), 1LL << 53, 0};
-}
-
-/// The phase of the binade holding s (> 0): u = ulp(s), up to the next power of two.
-inline CambiSumPhase cambi_sum_phase_at(double s) {
-    int e = 0;
-    std::frexp(s, &e); // s in [2^(e-1), 2^e)
-    const double u = std::ldexp(1.0, e - 53);
-    const double m = s / u; // the integer mantissa, < 2^53
-    return {s, u, (long long)((std::ldexp(1.0, e) - s) / u), int(std::fmod(m, 2.0))};
 }
 
 } // namespace vmaf_cuda::cuda

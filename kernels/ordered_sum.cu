@@ -35,7 +35,9 @@ struct Terms {
     const double* a;
     const double* b; // null: x = a[i]
     const double* c;
+    const float* f;  // not null: x = f[i]
     __device__ double operator()(long long i) const {
+        if (f) return double(f[i]);
         if (!b) return a[i];
         return __dmul_rn(__dmul_rn(a[i], b[i]), c[i]);
     }
@@ -198,11 +200,21 @@ OrderedSum::OrderedSum(std::size_t max_n)
 
 bool OrderedSum::sum(const double* a, const double* b, const double* c, std::size_t n,
                      cudaStream_t stream, double& out, OrderedSumStats* stats) {
+    if ((b == nullptr) != (c == nullptr))
+        throw std::invalid_argument("OrderedSum::sum: give both b and c, or neither");
+    return run({a, b, c, nullptr}, n, stream, out, stats);
+}
+
+bool OrderedSum::sum(const float* x, std::size_t n, cudaStream_t stream, double& out,
+                     OrderedSumStats* stats) {
+    return run({nullptr, nullptr, nullptr, x}, n, stream, out, stats);
+}
+
+bool OrderedSum::run(const Input& in, std::size_t n, cudaStream_t stream, double& out,
+                     OrderedSumStats* stats) {
     if (n > max_n_)
         throw std::invalid_argument("OrderedSum::sum: n = " + std::to_string(n) + " above " +
                                     std::to_string(max_n_));
-    if ((b == nullptr) != (c == nullptr))
-        throw std::invalid_argument("OrderedSum::sum: give both b and c, or neither");
     OrderedSumStats local;
     OrderedSumStats& s = stats ? *stats : local;
     s = OrderedSumStats{};
@@ -210,7 +222,7 @@ bool OrderedSum::sum(const double* a, const double* b, const double* c, std::siz
         out = 0.0;
         return true;
     }
-    const Terms x{a, b, c};
+    const Terms x{in.a, in.b, in.c, in.f};
     auto* st = state_.get<SumState>();
     auto* hst = host_state_.get<SumState>();
     const auto read_state = [&] {

@@ -48,11 +48,21 @@ public:
     /// Waits for `stream`. \throws std::invalid_argument for n > max_n; CudaError.
     bool sum(const double* a, const double* b, const double* c, std::size_t n,
              cudaStream_t stream, double& out, OrderedSumStats* stats = nullptr);
+    /// The same of n floats (each converted to double exactly), e.g. CAMBI's c-values.
+    bool sum(const float* x, std::size_t n, cudaStream_t stream, double& out,
+             OrderedSumStats* stats = nullptr);
 
     std::size_t max_n() const { return max_n_; }
     std::size_t device_bytes() const { return blocks_.bytes() + state_.bytes(); }
 
 private:
+    struct Input {
+        const double* a;
+        const double* b;
+        const double* c;
+        const float* f;
+    };
+    bool run(const Input& in, std::size_t n, cudaStream_t stream, double& out, OrderedSumStats* stats);
     std::size_t max_n_;
     DeviceBuffer blocks_; // per 2048-value block: its composed map
     DeviceBuffer state_;  // the phase state

@@ -252,11 +252,8 @@ public:
                         if (!src)
                             throw Error(VMAF_CUDA_EINTERNAL, "cambi: a scale pooled on the device has no c-values");
                         const cuda::CambiScaleAccum& a = acc.pass[p][s];
-                        if (cuda::CambiDevicePool* pool = lease.get()) {
-                            float min_pos;
-                            std::memcpy(&min_pos, &a.min_pos_bits, sizeof min_pos);
-                            return pool->pool(src, a.n, a.k, min_pos, fe.stream);
-                        }
+                        if (cuda::CambiDevicePool* pool = lease.get())
+                            return pool->pool(src, a.n, a.k, fe.stream);
                         host.resize(a.n);
                         VMAF_CUDA_CHECK(cudaMemcpyAsync(host.data(), src, host.size() * sizeof(float),
                                                         cudaMemcpyDeviceToHost, fe.stream));

@@ -29,14 +29,6 @@ namespace vcu = vmaf_cuda::cuda;
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-float smallest_nonzero_topk(std::vector<float> a, int k) {
-    std::nth_element(a.begin(), a.begin() + (k - 1), a.end(), std::greater<float>());
-    float m = 0.0f;
-    for (int i = 0; i < k; ++i)
-        if (a[std::size_t(i)] > 0.0f && (m == 0.0f || a[std::size_t(i)] < m)) m = a[std::size_t(i)];
-    return m;
-}
-
 } // namespace
 
 TEST_CASE("cambi pool: device quick-select and ordered sum equal libvmaf's loop", "[cambi][cambi_pool]") {
@@ -62,12 +54,10 @@ TEST_CASE("cambi pool: device quick-select and ordered sum equal libvmaf's loop"
                 const int k = pool_topk_count(topk, n);
                 std::vector<float> want = a;
                 const double want_score = literal_pooling(want, topk);
-                const float min_pos = smallest_nonzero_topk(a, k);
                 REQUIRE(cudaMemcpy(d.get(), a.data(), n * sizeof(float), cudaMemcpyHostToDevice) ==
                         cudaSuccess);
                 vcu::CambiPoolStats st;
-                const double got_score = pool.pool(d.get<float>(), unsigned(n), unsigned(k), min_pos,
-                                                   stream, &st);
+                const double got_score = pool.pool(d.get<float>(), unsigned(n), unsigned(k), stream, &st);
                 std::vector<float> got(n);
                 REQUIRE(cudaMemcpy(got.data(), d.get(), n * sizeof(float), cudaMemcpyDeviceToHost) ==
                         cudaSuccess);
@@ -102,8 +92,8 @@ TEST_CASE("cambi pool: arguments are checked", "[cambi][cambi_pool]") {
     if (!require_gpu_or_skip()) return;
     vcu::CambiDevicePool pool(1000);
     vcu::DeviceBuffer d(2000 * sizeof(float));
-    CHECK_THROWS_AS(pool.pool(d.get<float>(), 1001, 10, 1.0f, nullptr), std::invalid_argument);
-    CHECK_THROWS_AS(pool.pool(d.get<float>(), 100, 0, 1.0f, nullptr), std::invalid_argument);
-    CHECK_THROWS_AS(pool.pool(d.get<float>(), 100, 101, 1.0f, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(pool.pool(d.get<float>(), 1001, 10, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(pool.pool(d.get<float>(), 100, 0, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(pool.pool(d.get<float>(), 100, 101, nullptr), std::invalid_argument);
     CHECK_THROWS_AS(vcu::CambiDevicePool(0), std::invalid_argument);
 }

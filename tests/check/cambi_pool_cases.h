@@ -7,8 +7,9 @@
 //   the pivot, full mantissas, sorted and reversed runs, and sums large enough that
 //   libvmaf's double sum rounds, with ties to even);
 // - emulated_pooling(): the device pooling's arithmetic (kernels/cambi_pool_math.cuh:
-//   rounds from the position-local swap rule, the ordered sum by binade phases and maps)
-//   run sequentially on the host, so that the math is checked without a GPU.
+//   rounds from the position-local swap rule; the ordered sum by OrderedSum's binade
+//   phases and maps, ordered_sum_cases.h) run sequentially on the host, so that the
+//   math is checked without a GPU.
 
 #include <algorithm>
 #include <climits>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "cambi_pool_math.cuh"
+#include "ordered_sum_cases.h"
 
 namespace vmaf_cuda_test {
 
@@ -129,44 +131,9 @@ inline double emulated_pooling(std::vector<float>& arr, double topk, int chunk =
             cambi_qs_next_range(e, k, left, right);
         }
     }
-    float min_pos = 0.0f;
-    for (int i = 0; i < k; ++i)
-        if (arr[std::size_t(i)] > 0.0f && (min_pos == 0.0f || arr[std::size_t(i)] < min_pos))
-            min_pos = arr[std::size_t(i)];
-    if (min_pos == 0.0f) return 0.0 / k;
-    CambiSumPhase ph = cambi_sum_phase0(min_pos);
-    int start = 0;
-    for (;;) {
-        // Chunk maps, applied in order to the phase's state, find the chunk of the end.
-        long long d = 0;
-        int par = ph.parity, at = start;
-        bool ended = false;
-        while (at < k && !ended) {
-            const int end = std::min(k, at + chunk);
-            CambiSumMap mp = cambi_sum_identity();
-            for (int i = at; i < end; ++i) mp = cambi_sum_then(mp, cambi_sum_map_of(arr[std::size_t(i)], ph.u));
-            if (d + mp.d[par] >= ph.d_end) {
-                ended = true; // inside this chunk: value by value
-                for (int i = at; i < end; ++i) {
-                    const CambiSumMap v = cambi_sum_map_of(arr[std::size_t(i)], ph.u);
-                    if (d + v.d[par] >= ph.d_end) {
-                        const double s = (ph.s_start + double(d) * ph.u) + double(arr[std::size_t(i)]);
-                        ph = cambi_sum_phase_at(s);
-                        start = i + 1;
-                        break;
-                    }
-                    d += v.d[par];
-                    par = v.p[par];
-                }
-            } else {
-                d += mp.d[par];
-                par = mp.p[par];
-                at = end;
-            }
-        }
-        if (!ended) return (ph.s_start + double(d) * ph.u) / k;
-        if (start == k) return ph.s_start / k;
-    }
+    // libvmaf's `sum += c[i]` over the first k: OrderedSum's phases (ordered_sum_cases.h)
+    const std::vector<double> first(arr.begin(), arr.begin() + k);
+    return emulated_ordered_sum(first, chunk) / k;
 }
 
 } // namespace vmaf_cuda_test
