@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "frame_trace.h"
 #include "thread_name.h"
 
 #include "cuda_common.cuh"
@@ -205,6 +206,7 @@ public:
     void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
                 std::uint64_t skip) override {
         ContextScope scope(api_, cfg_.cuda_context);
+        const std::int64_t t_begin = trace_.now();
         try {
             if (queue_.size() >= ring_)
                 throw Error(VMAF_CUDA_EINTERNAL, "CUDA readback ring overflow");
@@ -273,6 +275,9 @@ public:
             pend->scored = scored;
             pend->skip = skip;
             pend->slot = slot;
+            pend->trace.index = index;
+            pend->trace.submit_begin = t_begin;
+            pend->trace.submit_end = trace_.now();
             queue_.push_back(std::move(pend));
         } catch (const CudaError& e) {
             throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
@@ -283,20 +288,30 @@ public:
     bool retrieve(FrameResult& out, bool wait) override {
         if (queue_.empty()) return false;
         ContextScope scope(api_, cfg_.cuda_context);
+        const std::int64_t t_call = trace_.now();
+        bool waited = false;
         for (;;) {
             dispatch(wait);
             Pending& head = *queue_.front();
             {
                 std::unique_lock<std::mutex> lk(mu_);
-                if (head.state == Pending::finishing && wait)
+                if (head.state == Pending::finishing && wait) {
+                    waited = true;
                     cv_done_.wait(lk, [&] { return head.state == Pending::done; });
+                }
                 if (head.state != Pending::done) {
                     if (!wait) return false;
+                    waited = true;
                     continue; // not dispatched yet: dispatch(true) waits for its event
                 }
             }
             auto p = std::move(queue_.front());
             queue_.pop_front();
+            if (trace_.on()) {
+                p->trace.retrieved = trace_.now();
+                p->trace.waited = waited ? p->trace.retrieved - t_call : 0;
+                trace_.add(p->trace);
+            }
             if (!p->error.empty()) throw Error(p->status, p->error);
             out = std::move(p->result);
             return true;
@@ -317,6 +332,7 @@ private:
         std::string error;
         int status = VMAF_CUDA_OK;
         std::size_t todo = 0; ///< host-pool finishes still running
+        FrameTrace::Row trace;
     };
 
     struct Task {
@@ -346,6 +362,7 @@ private:
                 p.state = Pending::done;
                 return;
             }
+            p.trace.ready = trace_.now();
             start_finish(p);
         }
     }
@@ -386,6 +403,7 @@ private:
         }
         std::lock_guard<std::mutex> lk(mu_);
         if (pooled.empty() || !p.error.empty()) {
+            p.trace.done = trace_.now();
             p.state = Pending::done;
             cv_done_.notify_all();
             return;
@@ -435,6 +453,7 @@ private:
                 t.p->status = status;
             }
             if (--t.p->todo == 0) {
+                t.p->trace.done = trace_.now();
                 t.p->state = Pending::done;
                 cv_done_.notify_all();
             }
@@ -548,6 +567,7 @@ private:
     std::deque<Task> tasks_;
     std::vector<std::thread> workers_;
     bool stop_ = false;
+    FrameTrace trace_; ///< VMAF_CUDA_TRACE (frame_trace.h)
 };
 
 } // namespace

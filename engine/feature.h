@@ -127,10 +127,12 @@ public:
     /// `stream`: the lane's stream, for fallbacks that copy more from the device.
     virtual void finish(unsigned index, const void* h_accum, double* out, double* series,
                         void* stream) = 0;
-    /// Whether finish() is pure host code over `h_accum` (no device access, no shared
-    /// state), so that the backend may run it on a worker thread, several frames at once
-    /// (`stream` is then null). Stages whose finish may copy more from the device (slot
-    /// fallbacks) keep the default and run on the session's thread, in frame order.
+    /// Whether finish() may run on a worker thread, several frames at once (`stream` is
+    /// then null): host code over `h_accum`, or device work on streams of its own over
+    /// the frame's slot (which stays valid until the finish of frame i is done, see
+    /// above), with any shared state thread-safe (CAMBI's pools, float_ssim's sums).
+    /// Stages whose finish uses the lane's stream keep the default and run on the
+    /// session's thread, in frame order.
     virtual bool finish_on_any_thread() const { return false; }
     /// Called on the session's thread, in frame order, once the frame's accumulator is on
     /// the host and before finish(): a stage whose finish needs more from the device may

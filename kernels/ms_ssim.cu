@@ -88,9 +88,10 @@ void MsSsimKernel::enqueue(const DevicePlane& ref, const DevicePlane& dis, void*
 void MsSsimKernel::copy_map(const MsSsimAccum& acc, int scale, int which,
                             std::vector<double>& out) const {
     if (scale < 0 || scale >= ref::kMsSsimScales) invalid("scale outside 0..4");
-    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+    const std::uint64_t seq = seq_.load(); // (finishes may run on other threads)
+    if (acc.seq >= seq || seq - acc.seq > slots_)
         invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
-                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+                std::to_string(seq) + " frames enqueued, " + std::to_string(slots_) + " slots)");
     const std::size_t n = std::size_t(vw_[scale]) * vh_[scale];
     out.resize(n);
     VMAF_CUDA_CHECK(cudaMemcpy(out.data(), term_map(unsigned(acc.seq % slots_), scale, which),
@@ -100,9 +101,10 @@ void MsSsimKernel::copy_map(const MsSsimAccum& acc, int scale, int which,
 const double* MsSsimKernel::term_map_of(const MsSsimAccum& acc, int scale, int which) const {
     if (scale < 0 || scale >= ref::kMsSsimScales) invalid("scale outside 0..4");
     if (which < 0 || which > 2) invalid("term map outside 0..2");
-    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+    const std::uint64_t seq = seq_.load(); // (finishes may run on other threads)
+    if (acc.seq >= seq || seq - acc.seq > slots_)
         invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
-                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+                std::to_string(seq) + " frames enqueued, " + std::to_string(slots_) + " slots)");
     return term_map(unsigned(acc.seq % slots_), scale, which);
 }
 

@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -96,7 +97,7 @@ private:
     unsigned w_, h_, bpc_;
     ref::FloatMsSsimOptions opt_;
     unsigned slots_;
-    std::uint64_t seq_ = 0;
+    std::atomic<std::uint64_t> seq_{0};
     int grid_cap_;
     int sw_[ref::kMsSsimScales], sh_[ref::kMsSsimScales]; // image sizes
     int vw_[ref::kMsSsimScales], vh_[ref::kMsSsimScales]; // valid regions

@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "cuda_common.cuh"
 
@@ -69,30 +71,56 @@ private:
     PinnedBuffer host_state_;
 };
 
-/// An OrderedSum on a stream of its own (non-blocking), both made on first use: for a
-/// host finish that sums maps whose producing work has completed (their frame's
-/// accumulator is on the host), without waiting for later frames on the lane's stream.
+/// OrderedSums on streams of their own (non-blocking), for host finishes that sum maps
+/// whose producing work has completed (their frame's accumulator is on the host), without
+/// waiting for later frames on the lane's stream. Thread-safe: concurrent calls each use
+/// an OrderedSum and stream of their own, made on first need and kept for later calls
+/// (as many as calls ever ran at once: the CUDA engine's host-tail workers).
 class DeviceSums {
 public:
     explicit DeviceSums(std::size_t max_n) : max_n_(max_n) {}
-    ~DeviceSums() {
-        if (stream_) cudaStreamDestroy(stream_);
-    }
     DeviceSums(const DeviceSums&) = delete;
     DeviceSums& operator=(const DeviceSums&) = delete;
-    /// OrderedSum::sum on the own stream.
+    /// OrderedSum::sum on a stream of this object's.
     bool sum(const double* a, const double* b, const double* c, std::size_t n, double& out) {
-        if (!os_) {
-            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            os_ = std::make_unique<OrderedSum>(max_n_);
-        }
-        return os_->sum(a, b, c, n, stream_, out);
+        std::unique_ptr<Unit> u = take();
+        const bool ok = u->os.sum(a, b, c, n, u->stream, out);
+        give(std::move(u));
+        return ok;
     }
 
 private:
+    struct Unit {
+        explicit Unit(std::size_t max_n) : os(max_n) {
+            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        }
+        ~Unit() {
+            if (stream) cudaStreamDestroy(stream);
+        }
+        Unit(const Unit&) = delete;
+        Unit& operator=(const Unit&) = delete;
+        OrderedSum os;
+        cudaStream_t stream = nullptr;
+    };
+    std::unique_ptr<Unit> take() {
+        {
+            std::lock_guard<std::mutex> g(mu_);
+            if (!free_.empty()) {
+                std::unique_ptr<Unit> u = std::move(free_.back());
+                free_.pop_back();
+                return u;
+            }
+        }
+        return std::make_unique<Unit>(max_n_);
+    }
+    /// Back to the free list (a sum that throws drops its unit instead).
+    void give(std::unique_ptr<Unit> u) {
+        std::lock_guard<std::mutex> g(mu_);
+        free_.push_back(std::move(u));
+    }
     std::size_t max_n_;
-    cudaStream_t stream_ = nullptr;
-    std::unique_ptr<OrderedSum> os_;
+    std::mutex mu_;
+    std::vector<std::unique_ptr<Unit>> free_;
 };
 
 } // namespace vmaf_cuda::cuda

@@ -85,9 +85,10 @@ void SsimKernel::enqueue(const DevicePlane& ref, const DevicePlane& dis, void* d
 }
 
 void SsimKernel::copy_terms(const SsimAccum& acc, ref::IqaSsimMaps& out) const {
-    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+    const std::uint64_t seq = seq_.load(); // (finishes may run on other threads)
+    if (acc.seq >= seq || seq - acc.seq > slots_)
         invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
-                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+                std::to_string(seq) + " frames enqueued, " + std::to_string(slots_) + " slots)");
     const unsigned slot = unsigned(acc.seq % slots_);
     const std::size_t n = positive_area(vw_, vh_);
     out.w = vw_;
@@ -103,9 +104,10 @@ void SsimKernel::copy_terms(const SsimAccum& acc, ref::IqaSsimMaps& out) const {
 
 const double* SsimKernel::term_map_of(const SsimAccum& acc, int which) const {
     if (which < 0 || which > 2) invalid("term map outside 0..2");
-    if (acc.seq >= seq_ || seq_ - acc.seq > slots_)
+    const std::uint64_t seq = seq_.load(); // (finishes may run on other threads)
+    if (acc.seq >= seq || seq - acc.seq > slots_)
         invalid("terms of frame " + std::to_string(acc.seq) + " are not held (" +
-                std::to_string(seq_) + " frames enqueued, " + std::to_string(slots_) + " slots)");
+                std::to_string(seq) + " frames enqueued, " + std::to_string(slots_) + " slots)");
     return term_map(unsigned(acc.seq % slots_), which);
 }
 

@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -97,7 +98,7 @@ private:
     int sw_, sh_;   // image size after decimation
     int vw_, vh_;   // valid region
     unsigned slots_;
-    std::uint64_t seq_ = 0; // frames enqueued
+    std::atomic<std::uint64_t> seq_{0}; // frames enqueued
     int grid_cap_;
     DeviceBuffer images_;   // ref, dis: sw x sh floats each
     DeviceBuffer hsum_;     // 5 x (sw - 10) x sh floats

@@ -5,7 +5,8 @@
 # A BENCH_ONLY=1 bundle (no test binaries) runs the benchmarks only. SKIP_BENCH=1: no
 # benchmarks; E2E=0: not tests/filter/bench.py; LADDER=0: not tests/filter/bench_ladder.py
 # (run when .carry/bin/ffmpeg-anchor and .carry/ladder/ are there; its --companion mode when
-# .carry/bench/ has the 4K pair; COMPANION=0 skips that).
+# .carry/bench/ has the 4K pair; COMPANION=0 skips that). STEPS=REGEX runs only the steps
+# whose names match (see step() below), e.g. STEPS='check|golden_cuda' SKIP_BENCH=1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-logs}
@@ -18,6 +19,8 @@ nvidia-smi -L
 declare -A rc
 step() { # name timeout command...
   local name=$1 t=$2; shift 2
+  # STEPS='check|golden_cuda|...': only the steps named (a bash regex of whole names).
+  if [ -n "${STEPS:-}" ] && ! [[ $name =~ ^(${STEPS})$ ]]; then return 0; fi
   echo "=== $name"
   timeout "$t" "$@" > "$out/$name.log" 2>&1
   rc[$name]=$?

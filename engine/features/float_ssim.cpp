@@ -101,8 +101,7 @@ public:
             const FloatSsim& f;
             cuda::SsimKernel k;
             cuda::SsimFinishParams params;
-            cuda::DeviceSums sums; // the undecided sums, on the device
-            ref::IqaSsimMaps terms; // a sum with a value that is not finite
+            cuda::DeviceSums sums; // the undecided sums, on the device (thread-safe)
             Stage(const FloatSsim& s, unsigned slots)
                 : f(s), k(s.geo_.width, s.geo_.height, s.geo_.bpc, s.opt_, slots),
                   params(k.finish_params()), sums(k.term_count()) {}
@@ -110,8 +109,12 @@ public:
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 k.enqueue(fr.ref[0], fr.dist[0], d, static_cast<cudaStream_t>(st));
             }
+            // On the host-tail workers: an undecided sum waits for its device phases there,
+            // not on the thread that enqueues the next frames.
+            bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
                 const auto& acc = *static_cast<const cuda::SsimAccum*>(h);
+                ref::IqaSsimMaps terms; // a sum with a value that is not finite
                 ref::FloatSsimScores s{};
                 if (!cuda::float_ssim_finish(acc, params, s)) {
                     // Undecided from the exact sums: libvmaf's sequential sums over the

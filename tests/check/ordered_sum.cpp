@@ -8,12 +8,14 @@
 
 #include "catch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check_util.h"
@@ -102,4 +104,46 @@ TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_s
     CHECK(same_bits(got, 0.0));
     cudaStreamDestroy(stream);
     CHECK_THROWS_AS(os.sum(a.get<double>(), nullptr, nullptr, big + 1, nullptr, got), std::invalid_argument);
+}
+
+TEST_CASE("ordered sum: DeviceSums from several threads at once", "[ordered_sum]") {
+    // The CUDA engine's float_ssim / float_ms_ssim finishes call one DeviceSums from its
+    // host-tail workers: each concurrent call must get its own scratch and stream.
+    if (!require_gpu_or_skip()) return;
+    const std::uint64_t seed = check_seed();
+    constexpr int kThreads = 6, kArrays = 4;
+    std::size_t n = 300007;
+    if (const char* e = std::getenv("VMAF_CHECK_MAX_VALUES")) n = std::min<std::size_t>(n, std::strtoull(e, nullptr, 10));
+    vcu::DeviceSums sums(n);
+    std::vector<vcu::DeviceBuffer> dev;
+    std::vector<double> want;
+    std::mt19937_64 rng(seed ^ 0x7badu);
+    for (int i = 0; i < kArrays * kThreads; ++i) {
+        const std::vector<double> x = ordered_sum_case(i % kOrderedSumKinds, n, rng);
+        dev.emplace_back(n * sizeof(double));
+        upload(dev.back(), x);
+        want.push_back(sequential_sum(x));
+    }
+    std::vector<double> got(want.size(), -1.0);
+    std::vector<int> ok(want.size(), 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            // (no Catch assertions off the main thread)
+            if (cudaSetDevice(0) != cudaSuccess) return;
+            for (int j = 0; j < kArrays; ++j) {
+                const int i = t * kArrays + j;
+                try {
+                    ok[i] = sums.sum(dev[i].get<double>(), nullptr, nullptr, n, got[i]);
+                } catch (...) {
+                    ok[i] = -1; // CudaError: reported below
+                }
+            }
+        });
+    for (auto& th : threads) th.join();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO("seed " << seed << ", array " << i << " (kind " << i % kOrderedSumKinds << "), n " << n);
+        CHECK(ok[i] == 1);
+        CHECK(same_bits(got[i], want[i]));
+    }
 }
