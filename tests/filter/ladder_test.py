@@ -340,12 +340,19 @@ def t_frames_limit(r):
     lad = run_vmaf(r, dists, ref, name="frames_all", out_args=ten, meta=False, raw=False)
     sep = [run_vmaf(r, [d], ref, name="frames_sep%d" % k, out_args=ten[:1], meta=False, raw=False)
            for k, d in enumerate(dists)]
+    def trimmed(k, m):
+        return run_vmaf(r, [dists[k]], ref, name="frames_sep%d_trim%d" % (k, m), meta=False,
+                        raw=False, pre=["trim=end_frame=%d" % m])
     for k in range(3):
-        expect(len(sep[k].log[0]["frames"]) == 10 and lad.log[k] == sep[k].log[0] and
-               lad.scores[k] == sep[k].scores[0],
+        took, base = len(lad.log[k]["frames"]), sep[k]
+        if r.hw and 10 <= took <= 12 and (took != 10 or lad.log[k] != sep[k].log[0]):
+            # NVDEC frames: ffmpeg may take a frame or two past its limit from either run
+            # and drop them (README, "-frames:v N"): then the ladder's log must equal a
+            # separate run of the frames it covers, cut exactly by trim.
+            base = trimmed(k, took)
+        expect((took == 10 or r.hw) and lad.log[k] == base.log[0] and lad.scores[k] == base.scores[0],
                "-frames:v 10 on every output: rendition %d: %d frames logged, separate run %d, "
-               "logs equal: %s" % (k, len(lad.log[k]["frames"]), len(sep[k].log[0]["frames"]),
-                                   lad.log[k] == sep[k].log[0]))
+               "logs equal: %s" % (k, took, len(base.log[0]["frames"]), lad.log[k] == base.log[0]))
     one = run_vmaf(r, dists, ref, name="frames_one", out_args=[[], ["-frames:v", "10"], []])
     full = [run_vmaf(r, [d], ref, name="frames_full%d" % k) for k, d in enumerate(dists)]
     for k in range(3):
@@ -356,7 +363,8 @@ def t_frames_limit(r):
     cut = run_vmaf(r, dists, ref, ":shortest=1", "frames_trim", pre=[None, "trim=end_frame=10", None])
     compare("trim=end_frame=10 + shortest=1", cut, 0, full[0])
     compare("trim=end_frame=10 + shortest=1", cut, 2, full[2])
-    expect(cut.log[1] == sep[1].log[0] and cut.scores[1] == sep[1].scores[0],
+    sep1 = sep[1] if len(sep[1].log[0]["frames"]) == 10 else trimmed(1, 10)
+    expect(cut.log[1] == sep1.log[0] and cut.scores[1] == sep1.scores[0],
            "trim=end_frame=10 + shortest=1: rendition 1's log differs from the separate "
            "-frames:v 10 run")
     return ("-frames:v 10 on every output: logs and scores equal to separate -frames:v 10 runs; "

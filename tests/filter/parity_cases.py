@@ -323,15 +323,21 @@ def case_frames_limit(r, c, hw=False, dis=None, ref=None):
     for n, sub in ((10, 1), (3, 4)):
         opts = models + ":n_subsample=%d" % sub
         pairs, limited, out, err = run_frames(r, dis, ref, opts, n, hw)
+        # With NVDEC frames ffmpeg may take a frame or two from the filter after its limit
+        # and drop them (README, "-frames:v N"): the filter cannot tell, and logs them.
+        # Then the log must equal that of a trimmed run of the frames it covers.
+        took = n
+        if hw and out == n and len(limited) > (n + sub - 1) // sub:
+            took = next((m for m in range(n + 1, n + 3) if (m + sub - 1) // sub == len(limited)), n)
         _, _, trimmed, _, err2 = run_pairing(
             r, dis, ref, opts, hw=False, name="trim%d" % n,
-            pre="[0:v]trim=end_frame=%d[d];[1:v]trim=end_frame=%d[r];[d][r]" % (n, n))
-        want = (n + sub - 1) // sub
+            pre="[0:v]trim=end_frame=%d[d];[1:v]trim=end_frame=%d[r];[d][r]" % (took, took))
+        want = (took + sub - 1) // sub
         if out != n or len(limited) != want:
             _fail("-frames:v %d n_subsample=%d: %s out, %d logged (expected %d, %d)"
                   % (n, sub, out, len(limited), n, want))
         if limited != trimmed:
-            _fail("-frames:v %d: the log differs from the log of %d trimmed frames" % (n, n))
+            _fail("-frames:v %d: the log differs from the log of %d trimmed frames" % (n, took))
         expect_warnings("-frames:v %d" % n, [m.group(1).strip() for m in WARN_RE.finditer(err)], [])
         s1 = [l.split("VMAF score: ")[1] for l in err.splitlines() if "VMAF score: " in l]
         s2 = [l.split("VMAF score: ")[1] for l in err2.splitlines() if "VMAF score: " in l]
@@ -341,8 +347,9 @@ def case_frames_limit(r, c, hw=False, dis=None, ref=None):
             # frames that n_subsample skips leave at once: -frames:v 3 needs at most
             # frame 0, its lookahead and the two skipped ones
             _fail("-frames:v %d n_subsample=%d: %d pairs were read" % (n, sub, len(pairs)))
-        done.append("-frames:v %d n_subsample=%d: %d logged = trimmed run, %d pairs read"
-                    % (n, sub, len(limited), len(pairs)))
+        done.append("-frames:v %d n_subsample=%d: %d logged = trimmed run, %d pairs read%s"
+                    % (n, sub, len(limited), len(pairs),
+                       " (ffmpeg took %d past its limit)" % (took - n) if took > n else ""))
     return "; ".join(done)
 
 
