@@ -169,6 +169,19 @@ __device__ __forceinline__ int reflect(int x, int n) {
 }
 #endif
 
+/// A non-blocking stream of the device's greatest priority, for chains of small
+/// launches with host readbacks in between (CAMBI's quick-select rounds, OrderedSum's
+/// phases): their blocks are scheduled before waiting blocks of the big per-frame
+/// kernels, so that each round trip does not queue behind a whole kernel of other frames.
+/// \throws CudaError.
+inline cudaStream_t make_latency_stream() {
+    int least = 0, greatest = 0;
+    VMAF_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t s = nullptr;
+    VMAF_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+    return s;
+}
+
 /// Number of SMs of the current device (for grid sizing).
 inline int sm_count() {
     int dev = 0, n = 0;

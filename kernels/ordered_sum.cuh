@@ -71,7 +71,8 @@ private:
     PinnedBuffer host_state_;
 };
 
-/// OrderedSums on streams of their own (non-blocking), for host finishes that sum maps
+/// OrderedSums on streams of their own (non-blocking, greatest priority:
+/// make_latency_stream), for host finishes that sum maps
 /// whose producing work has completed (their frame's accumulator is on the host), without
 /// waiting for later frames on the lane's stream. Thread-safe: concurrent calls each use
 /// an OrderedSum and stream of their own, made on first need and kept for later calls
@@ -92,7 +93,7 @@ public:
 private:
     struct Unit {
         explicit Unit(std::size_t max_n) : os(max_n) {
-            VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+            stream = make_latency_stream();
         }
         ~Unit() {
             if (stream) cudaStreamDestroy(stream);

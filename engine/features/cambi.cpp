@@ -62,7 +62,7 @@ constexpr const char* kProvided[] = {"Cambi_feature_cambi_score"};
 
 #ifdef VMAF_CUDA_HAVE_CUDA
 /// Device pool objects per CAMBI stage (engine GPU stage, below).
-constexpr std::size_t kMaxCambiPools = 2;
+constexpr std::size_t kMaxCambiPools = 4;
 #endif
 
 /// The spec's options as libvmaf's option parser sets them (the texts as given; options
@@ -151,8 +151,8 @@ public:
             // finish of frame i comes before the enqueue of frame i + slots.
             Stage(const Cambi& c, unsigned slots)
                 : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots), fetch(slots) {
-                for (Fetch& fe : fetch)
-                    VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&fe.stream, cudaStreamNonBlocking));
+                // (greatest priority: a pooling's rounds do not queue behind other frames' kernels)
+                for (Fetch& fe : fetch) fe.stream = cuda::make_latency_stream();
             }
             ~Stage() override {
                 for (Fetch& fe : fetch)
@@ -181,9 +181,9 @@ public:
                             fe.src[p * ref::kCambiScales + s] = k.cvalues_device(acc, p, s);
             }
             /// A pool object for one finish, back to the free list on destruction. At
-            /// most kMaxCambiPools exist (a pooling holds one for about a millisecond of small
-            /// launches and readbacks; each takes 4 bytes per value of the largest scale,
-            /// 33 MB at 4K): a finisher waits for one when all are lent.
+            /// most kMaxCambiPools exist (a pooling holds one for its rounds of small
+            /// launches and readbacks, a few ms at 4K; each takes 4 bytes per value of the
+            /// largest scale, 33 MB at 4K): a finisher waits for one when all are lent.
             std::condition_variable pools_cv;
             std::size_t pools_made = 0;
             bool device_pool_failed = false; ///< allocation failed once: host pooling

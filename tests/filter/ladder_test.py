@@ -341,8 +341,8 @@ def t_frames_limit(r):
     sep = [run_vmaf(r, [d], ref, name="frames_sep%d" % k, out_args=ten[:1], meta=False, raw=False)
            for k, d in enumerate(dists)]
     def trimmed(k, m):
-        return run_vmaf(r, [dists[k]], ref, name="frames_sep%d_trim%d" % (k, m), meta=False,
-                        raw=False, pre=["trim=end_frame=%d" % m])
+        return run_vmaf(r, [dists[k]], ref, ":shortest=1", "frames_sep%d_trim%d" % (k, m),
+                        meta=False, raw=False, pre=["trim=end_frame=%d" % m])
     for k in range(3):
         took, base = len(lad.log[k]["frames"]), sep[k]
         if r.hw and 10 <= took <= 12 and (took != 10 or lad.log[k] != sep[k].log[0]):
