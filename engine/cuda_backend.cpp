@@ -289,7 +289,8 @@ public:
         if (queue_.empty()) return false;
         ContextScope scope(api_, cfg_.cuda_context);
         const std::int64_t t_call = trace_.now();
-        bool waited = false;
+        // (the oldest frame's event wait in dispatch(true) counts as waiting too)
+        bool waited = wait && queue_.front()->state != Pending::done;
         for (;;) {
             dispatch(wait);
             Pending& head = *queue_.front();
@@ -440,11 +441,17 @@ private:
                                           t.p->result.values.data() + plan_.out_offset[i],
                                           t.p->result.series.data() + plan_.series_offset[i],
                                           nullptr);
+            } catch (const CudaError& e) { // (device work of a finish: sums, pools, copies)
+                err = e.what();
+                status = e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA;
             } catch (const Error& e) {
                 err = e.what();
                 status = e.status;
             } catch (const std::exception& e) {
                 err = e.what();
+                status = VMAF_CUDA_EINTERNAL;
+            } catch (...) {
+                err = "a host finish failed with an unknown exception";
                 status = VMAF_CUDA_EINTERNAL;
             }
             std::lock_guard<std::mutex> lk(mu_);

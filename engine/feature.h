@@ -127,12 +127,14 @@ public:
     /// `stream`: the lane's stream, for fallbacks that copy more from the device.
     virtual void finish(unsigned index, const void* h_accum, double* out, double* series,
                         void* stream) = 0;
-    /// Whether finish() may run on a worker thread, several frames at once (`stream` is
-    /// then null): host code over `h_accum`, or device work on streams of its own over
-    /// the frame's slot (which stays valid until the finish of frame i is done, see
-    /// above), with any shared state thread-safe (CAMBI's pools, float_ssim's sums).
-    /// Stages whose finish uses the lane's stream keep the default and run on the
-    /// session's thread, in frame order.
+    /// Whether finish() may run on a worker thread, several frames at once and in any
+    /// order, concurrently with enqueue() and before_finish() of later frames (`stream` is
+    /// then null; the session's CUDA context is current there): host code over `h_accum`,
+    /// or device work over the frame's slot (valid until the finish of frame i is done,
+    /// see above) on streams of its own or synchronous copies, complete when finish()
+    /// returns, with any shared state thread-safe (CAMBI's pools, float_ssim's sums, the
+    /// kernels' atomic frame counts). Stages whose finish uses the lane's stream keep the
+    /// default and run on the session's thread, in frame order.
     virtual bool finish_on_any_thread() const { return false; }
     /// Called on the session's thread, in frame order, once the frame's accumulator is on
     /// the host and before finish(): a stage whose finish needs more from the device may

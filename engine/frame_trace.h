@@ -14,7 +14,8 @@
 ///   retrieved    the scores were handed on, in frame order
 ///   waited       how long the call that handed them on blocked for them (0: not)
 /// The first session writes PATH, later ones in the same process PATH.1, PATH.2, ...
-/// A file that cannot be written is skipped silently (tracing never fails a session).
+/// A file that cannot be written is skipped silently (tracing never fails a session); a
+/// session that handed on no frame writes none.
 
 #include <atomic>
 #include <chrono>
@@ -59,7 +60,7 @@ public:
 
 private:
     void write() const {
-        if (!on()) return;
+        if (!on() || rows_.empty()) return; // (a session that scored nothing writes nothing)
         std::FILE* f = std::fopen(path_.c_str(), "w");
         if (!f) return;
         std::fputs("index\tsubmit_begin\tsubmit_end\tready\tdone\tretrieved\twaited\n", f);

@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -152,11 +153,17 @@ public:
             Stage(const Cambi& c, unsigned slots)
                 : f(c), k(c.geo_.width, c.geo_.height, c.geo_.bpc, c.opt_, slots), fetch(slots) {
                 // (greatest priority: a pooling's rounds do not queue behind other frames' kernels)
-                for (Fetch& fe : fetch) fe.stream = cuda::make_latency_stream();
+                try {
+                    for (Fetch& fe : fetch) fe.stream = cuda::make_latency_stream();
+                } catch (...) {
+                    destroy_streams();
+                    throw;
+                }
             }
-            ~Stage() override {
+            ~Stage() override { destroy_streams(); }
+            void destroy_streams() {
                 for (Fetch& fe : fetch)
-                    if (fe.stream) cudaStreamDestroy(fe.stream);
+                    if (fe.stream) cudaStreamDestroy(std::exchange(fe.stream, nullptr));
             }
             std::size_t accum_bytes() const override { return k.accum_bytes(); }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {

@@ -350,7 +350,7 @@ def t_frames_limit(r):
             # and drop them (README, "-frames:v N"): then the ladder's log must equal a
             # separate run of the frames it covers, cut exactly by trim.
             base = trimmed(k, took)
-        expect((took == 10 or r.hw) and lad.log[k] == base.log[0] and lad.scores[k] == base.scores[0],
+        expect((took == 10 or (r.hw and took <= 12)) and lad.log[k] == base.log[0] and lad.scores[k] == base.scores[0],
                "-frames:v 10 on every output: rendition %d: %d frames logged, separate run %d, "
                "logs equal: %s" % (k, took, len(base.log[0]["frames"]), lad.log[k] == base.log[0]))
     one = run_vmaf(r, dists, ref, name="frames_one", out_args=[[], ["-frames:v", "10"], []])
