@@ -290,7 +290,11 @@ public:
         ContextScope scope(api_, cfg_.cuda_context);
         const std::int64_t t_call = trace_.now();
         // (the oldest frame's event wait in dispatch(true) counts as waiting too)
-        bool waited = wait && queue_.front()->state != Pending::done;
+        bool waited = false;
+        if (wait && trace_.on()) {
+            std::lock_guard<std::mutex> lk(mu_);
+            waited = queue_.front()->state != Pending::done;
+        }
         for (;;) {
             dispatch(wait);
             Pending& head = *queue_.front();
