@@ -80,6 +80,7 @@ struct ApiRun {
     std::map<std::string, std::map<std::string, double>> pooled; // name -> pool -> value
 };
 
+/// `features` must outlive the settings (they keep its c_str()).
 VmafCudaSettings settings_for(unsigned w, unsigned h, unsigned bpc, const std::string& features) {
     VmafCudaSettings s;
     vmaf_cuda_default_settings(&s);
@@ -458,11 +459,14 @@ TEST_CASE("float_ms_ssim below its smallest size is an error of open; at it, the
         }
     // With a model too: the error is the feature's, before the first frame.
     {
-        VmafCudaSettings s = settings_for(160, 120, 8, "name=float_ms_ssim");
+        const std::string features = "name=float_ms_ssim"; // s.features points into it
+        VmafCudaSettings s = settings_for(160, 120, 8, features);
         s.no_prediction = 0;
         VmafCudaSession* vs = nullptr;
         char err[512] = "";
-        CHECK(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_EINVAL);
+        const int rc = vmaf_cuda_open(&vs, &s, err, sizeof err);
+        INFO("open: " << rc << " " << err);
+        CHECK(rc == VMAF_CUDA_EINVAL);
         CHECK(std::string(err).find("float_ms_ssim") != std::string::npos);
         if (vs) vmaf_cuda_close(vs);
     }
