@@ -20,15 +20,20 @@ struct CudaError : std::runtime_error {
     CudaError(cudaError_t c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
-/// Evaluates `call` once; on failure throws CudaError naming the call, file and line.
+/// Evaluates `call` once; on failure throws CudaError naming the call, file and line,
+/// after clearing the thread's last error (which the failed call also set): a caller
+/// that handles the exception (an allocation falling back to the host) must not see it
+/// again at the next launch check. Sticky errors stay in the context regardless.
 #define VMAF_CUDA_CHECK(call)                                                              \
     do {                                                                                   \
         const cudaError_t vmaf_cuda_err_ = (call);                                         \
-        if (vmaf_cuda_err_ != cudaSuccess)                                                 \
+        if (vmaf_cuda_err_ != cudaSuccess) {                                               \
+            (void)cudaGetLastError();                                                      \
             throw ::vmaf_cuda::cuda::CudaError(                                            \
                 vmaf_cuda_err_, std::string(#call) + " failed at " + __FILE__ + ":" +      \
                                     std::to_string(__LINE__) + ": " +                      \
                                     cudaGetErrorString(vmaf_cuda_err_));                   \
+        }                                                                                  \
     } while (0)
 
 /// Checks the last launch (launch configuration errors) without synchronising.

@@ -25,12 +25,22 @@ namespace vmaf_cuda_test {
 
 /// True when a CUDA device is usable; otherwise prints why the test is skipped.
 /// (gpu_main.cpp already exits 77 without a device; this guards direct runs.)
+/// Also fails (once, then clears it) when a CUDA error is pending from an earlier GPU
+/// test: a failed runtime call sets the thread's last error, and a later launch check
+/// (cudaGetLastError) would report it as its own.
 inline bool require_gpu_or_skip() {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
         std::printf("SKIPPED: no CUDA device found\n");
         return false;
     }
+    static std::string previous = "(none)";
+    const cudaError_t pending = cudaGetLastError();
+    if (pending != cudaSuccess)
+        FAIL_CHECK("a CUDA error is pending from an earlier GPU test (the last one: " << previous
+                                                                             << "): "
+                                                                             << cudaGetErrorString(pending));
+    previous = Catch::getResultCapture().getCurrentTestName();
     return true;
 }
 
