@@ -28,6 +28,7 @@ struct SumState {
     long long d_in;      // phase: increment before that block
     int par_in;          // phase: parity before that block
     long long d_total;   // phase: increment of the whole range when it does not end
+    int par_total;       // phase: parity after the whole range when it does not end
     double s_next;       // phase: partial sum after that value (or the final sum)
 };
 
@@ -129,6 +130,7 @@ __global__ void os_find_kernel(const OrderedSumMap* maps, int nb, OrderedSumPhas
         if (threadIdx.x == 0) {
             st->cross_block = -1;
             st->d_total = total.d[ph.parity];
+            st->par_total = total.p[ph.parity];
         }
     } else if (found == first) {
         st->cross_block = first;
@@ -198,6 +200,11 @@ OrderedSum::OrderedSum(std::size_t max_n)
         throw std::invalid_argument("OrderedSum: max_n must be in 1.." + std::to_string(INT_MAX));
 }
 
+void OrderedSum::set_min_range(std::size_t v) {
+    if (v == 0 || v > std::size_t(INT_MAX)) throw std::invalid_argument("OrderedSum: min_range must be in 1..2^31 - 1");
+    min_range_ = (long long)v;
+}
+
 bool OrderedSum::sum(const double* a, const double* b, const double* c, std::size_t n,
                      cudaStream_t stream, double& out, OrderedSumStats* stats) {
     if ((b == nullptr) != (c == nullptr))
@@ -246,23 +253,41 @@ bool OrderedSum::run(const Input& in, std::size_t n, cudaStream_t stream, double
     long long start = 0;
     for (;;) {
         ++s.phases;
-        const int nb = blocks_for(nn - start);
-        os_map_kernel<<<nb, kThreads, 0, stream>>>(x, start, nn, ph.u, maps);
+        // A phase maps at most max(min_range_, 2 * start) values: a binade phase of a sum
+        // that grows steadily ends near twice its start, and mapping every remaining value
+        // each phase would read the array about once per binade. A phase that does not
+        // end in its range goes on from the range's end (the same phase, shifted).
+        const long long len = std::min(nn - start, std::max(min_range_, 2 * start));
+        const long long end = start + len;
+        const int nb = blocks_for(len);
+        os_map_kernel<<<nb, kThreads, 0, stream>>>(x, start, end, ph.u, maps);
         VMAF_CUDA_CHECK_LAUNCH();
         os_find_kernel<<<1, kThreads, 0, stream>>>(maps, nb, ph, st);
         VMAF_CUDA_CHECK_LAUNCH();
-        os_cross_kernel<<<1, kThreads, 0, stream>>>(x, start, nn, ph, st);
+        os_cross_kernel<<<1, kThreads, 0, stream>>>(x, start, end, ph, st);
         VMAF_CUDA_CHECK_LAUNCH();
         read_state();
         if (hst->cross_index == -2)
             throw CudaError(cudaErrorUnknown, "OrderedSum: a phase end was not found in its block (internal error)");
         if (!std::isfinite(hst->s_next)) return false; // the sum overflowed: the host's
-        if (hst->cross_index < 0 || hst->cross_index + 1 >= nn) {
+        if (s.phases > 2 * n + 64)
+            throw CudaError(cudaErrorUnknown, "OrderedSum: the sum did not finish (internal error)");
+        if (hst->cross_index < 0) { // the phase goes on past `end`
+            if (end >= nn) {
+                out = hst->s_next;
+                return true;
+            }
+            ph.s_start = hst->s_next; // exact: s_start + d_total * u inside the phase
+            ph.lo_end -= hst->d_total;
+            ph.hi_end -= hst->d_total;
+            ph.parity = hst->par_total;
+            start = end;
+            continue;
+        }
+        if (hst->cross_index + 1 >= nn) {
             out = hst->s_next;
             return true;
         }
-        if (s.phases > n + 64)
-            throw CudaError(cudaErrorUnknown, "OrderedSum: the sum did not finish (internal error)");
         start = hst->cross_index + 1;
         ph = ordered_sum_phase_at(hst->s_next, g);
     }

@@ -8,9 +8,11 @@
 /// mean (ssim_accum.h), without the term maps going to the host.
 ///
 /// Per call: one pass for the granularity (the smallest ulp of the nonzero values) and
-/// finiteness, read back; then per phase three launches (block maps of 2048 values, one
-/// block finding the block where the phase ends, one block finding the value and adding
-/// it as a plain double addition) and a readback of a few bytes. Phases: about one per
+/// finiteness, read back; then per phase three launches (block maps of 2048 values over
+/// a range of at most twice the values summed so far, one block finding the block where
+/// the phase ends, one block finding the value and adding it as a plain double addition)
+/// and a readback of a few bytes; a phase that does not end in its range goes on in the
+/// next. Phases: about one per
 /// binade the sum passes through (24 for 8 million SSIM terms near 1), more where it
 /// hovers around a power of two. Synchronous on its stream.
 ///
@@ -55,6 +57,10 @@ public:
              OrderedSumStats* stats = nullptr);
 
     std::size_t max_n() const { return max_n_; }
+    /// Values a phase maps at least (default 32768; the most is twice the values summed
+    /// before it). Tests set 1 to make phases go on across many ranges.
+    /// \throws std::invalid_argument for 0.
+    void set_min_range(std::size_t v);
     std::size_t device_bytes() const { return blocks_.bytes() + state_.bytes(); }
 
 private:
@@ -66,6 +72,7 @@ private:
     };
     bool run(const Input& in, std::size_t n, cudaStream_t stream, double& out, OrderedSumStats* stats);
     std::size_t max_n_;
+    long long min_range_ = 32768;
     DeviceBuffer blocks_; // per 2048-value block: its composed map
     DeviceBuffer state_;  // the phase state
     PinnedBuffer host_state_;

@@ -3,7 +3,7 @@
 // sequential double sum on the host (ordered_sum_cases.h: signed values crossing binades
 // both ways, cancellation to zero, subnormals, ties to even), as single arrays and as
 // products (a * b) * c (float_ssim's l * c * s), at sizes around the 2048-value blocks and
-// up to a 4K scale; NaN and infinity refused. Seed: VMAF_CHECK_SEED.
+// up to a 4K scale, also with phases of short ranges; NaN and infinity refused. Seed: VMAF_CHECK_SEED.
 // VMAF_CHECK_MAX_VALUES=N leaves out the arrays longer than N, VMAF_CHECK_MAX_SUMS=N all
 // but the first N arrays of each size (compute-sanitizer runs).
 
@@ -49,6 +49,11 @@ TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_s
     if (const char* e = std::getenv("VMAF_CHECK_MAX_SUMS")) max_sums = unsigned(std::strtoul(e, nullptr, 10));
     const std::size_t sizes[] = {1, 2, 3, 100, 2047, 2048, 2049, 4097, 100003, 1000000, big};
     vcu::OrderedSum os(big);
+    // The same sums with phases of short ranges (1, then twice the values summed): each
+    // phase goes on across several ranges.
+    vcu::OrderedSum os_short(big);
+    os_short.set_min_range(1);
+    CHECK_THROWS_AS(os_short.set_min_range(0), std::invalid_argument);
     vcu::DeviceBuffer a(big * sizeof(double)), b(big * sizeof(double)), c(big * sizeof(double));
     cudaStream_t stream;
     REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
@@ -69,6 +74,11 @@ TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_s
             if (!same_bits(got, want) && bad++ < 5)
                 FAIL_CHECK("seed " << seed << ", n " << n << ", kind " << kind << ": " << got
                                    << " vs " << want << " (" << st.phases << " phases)");
+            double got_short = -1.0;
+            REQUIRE(os_short.sum(a.get<double>(), nullptr, nullptr, n, stream, got_short, &st));
+            if (!same_bits(got_short, want) && bad++ < 5)
+                FAIL_CHECK("seed " << seed << ", n " << n << ", kind " << kind << ", short ranges: "
+                                   << got_short << " vs " << want << " (" << st.phases << " phases)");
         }
         // products (a * b) * c of SSIM-like terms
         std::uniform_real_distribution<double> u01(0.0, 1.0);
@@ -88,6 +98,10 @@ TEST_CASE("ordered sum: the device gives the sequential double sum", "[ordered_s
         if (!same_bits(got, sequential_sum(prod)) && bad++ < 5)
             FAIL_CHECK("seed " << seed << ", n " << n << ", products: " << got << " vs "
                                << sequential_sum(prod));
+        REQUIRE(os_short.sum(a.get<double>(), b.get<double>(), c.get<double>(), n, stream, got));
+        if (!same_bits(got, sequential_sum(prod)) && bad++ < 5)
+            FAIL_CHECK("seed " << seed << ", n " << n << ", products, short ranges: " << got
+                               << " vs " << sequential_sum(prod));
     }
     std::printf("ordered sum: %u sums, %u with more than 3 phases\n", runs, multi);
     CHECK(bad == 0);
