@@ -172,100 +172,273 @@ struct CvParams {
     int pad;
     int tw;                   // columns per block (blockDim.x = tw * kCvalueSub)
     int nd, vlt, base, band;
-    const int* consts;        // tvi_for_diff[32], diff_weight[32]
-    const float* recip;
+    const int* consts;        // cambi_consts(): tvi_for_diff, diff_weight, reciprocal fix-ups
 };
 
-// A strip of p.tw columns, rows [y0, y0 + seg) of one scale (the blocks of scale s are
-// [sc[s].first, sc[s + 1].first)), kCvalueSub threads per column: hist(v, c)
-// = masked pixels of band index v in the clipped window around (x, y) (x = strip start +
-// c), kept as the reference's update_row keeps it: moving down a row removes row
-// y-pad-1 and adds row y+pad, each thread of a column taking every kCvalueSub-th sample
-// of the column's window (shared-memory atomics; counts < 2^13, two per 32-bit word,
-// never below zero, so the packed halves never carry). Then thread 0 of the column
-// computes the pixel's c-value as the reference's c_value_pixel.
-__global__ void cvalue_kernel(CvParams p) {
+// libvmaf's reciprocal table entry i (1 <= i < kCambiReciprocalSize): the correctly
+// rounded 1/i, one ulp up or down where the table's bit says so (cambi_consts()).
+__device__ __forceinline__ float cambi_recip(int i, const std::uint32_t* up, const std::uint32_t* down) {
+    unsigned b = __float_as_uint(__frcp_rn(__int2float_rn(i)));
+    const unsigned bit = 1u << (i & 31);
+    if (up[i >> 5] & bit) ++b;
+    else if (down[i >> 5] & bit) --b;
+    return __uint_as_float(b);
+}
+
+// A strip of p.tw columns x = s0 + c, rows [y0, y1) of one scale (the blocks of scale s
+// are [sc[s].first, sc[s + 1].first)), kCvalueSub threads per column. hist(v, c) = masked
+// pixels of band index v in the clipped window around (x, y) (window columns
+// X = s0 - pad + u, u in [c, c + 2 pad]), kept as the reference's update_row keeps it.
+//
+// A block whose windows hold no key writes zeros. The window of row y0 (rows
+// [max(y0 - pad, 0), y0 + pad]) is built per column of window
+// columns: column 0 counts its 2 pad + 1 window columns, column c >= 1 the difference to
+// column c - 1 (window column c + 2 pad in, c - 1 out), biased by 65 so that the packed
+// counts never go below zero; then a warp scan along the columns of each word.
+// Each row step (to row y: row y - pad - 1 out, y + pad in) is listed once for the block:
+// per window column the words and increments of the outgoing and incoming keys, and a
+// bit where they differ (one ballot per 32 columns; keys loaded two steps ahead). Each
+// thread of a column then applies the changed window columns of its quarter of the
+// window (shared-memory atomics; counts <= 65 * 65, two per 32-bit word, never below
+// zero, so the packed halves never carry; both keys in one word: one atomic). The
+// reference's c_value_pixel is spread over the column's threads (contrast steps d = sub,
+// sub + kCvalueSub, ...), their maxima combined in the next step (max is exact in any
+// order).
+__global__ void __launch_bounds__(kCvalueMaxTw * kCvalueSub, 4) cvalue_kernel(CvParams p) {
     extern __shared__ std::uint32_t hist[]; // ((band + 1) / 2) words x p.tw
     __shared__ int s_tvi[32], s_wt[32];
+    __shared__ std::uint32_t s_up[kCambiRecipWords], s_down[kCambiRecipWords];
+    __shared__ uint4 s_ent[kCvalueMaxHalo];                // word, increment (out); word, increment (in)
+    __shared__ std::uint32_t s_bits[kCvalueMaxHalo / 32];  // changed window columns
+    __shared__ float s_part[kCvalueSub * kCvalueMaxTw];    // per-thread c-value maxima
     const int tw = p.tw;
     const int c = threadIdx.x % tw, sub = threadIdx.x / tw;
-    if (threadIdx.x < 32) {
-        s_tvi[threadIdx.x] = p.consts[threadIdx.x];
-        s_wt[threadIdx.x] = p.consts[32 + threadIdx.x];
+    for (int i = threadIdx.x; i < 64 + 2 * kCambiRecipWords; i += blockDim.x) {
+        const int v = p.consts[i];
+        if (i < 32) s_tvi[i] = v;
+        else if (i < 64) s_wt[i - 32] = v;
+        else if (i < 64 + kCambiRecipWords) s_up[i - 64] = static_cast<std::uint32_t>(v);
+        else s_down[i - 64 - kCambiRecipWords] = static_cast<std::uint32_t>(v);
     }
-    const int words = (p.band + 1) >> 1;
-    for (int i = threadIdx.x; i < words * tw; i += blockDim.x) hist[i] = 0;
-    __syncthreads();
     int si = 0;
     for (int i = 1; i < static_cast<int>(kCambiDeviceScales); ++i)
         if (static_cast<int>(blockIdx.x) >= p.sc[i].first) si = i;
     const CvScale sc = p.sc[si];
     const int local = static_cast<int>(blockIdx.x) - sc.first;
-    const int x = (local % sc.strips) * tw + c;
+    const int s0 = (local % sc.strips) * tw;
+    const int x = s0 + c;
     const bool active = x < sc.w;
+    const int pad = p.pad;
+    const int halo = tw + 2 * pad; // <= kCvalueMaxHalo
     const int y0 = (local / sc.strips) * sc.seg; // < h by the grid
     const int y1 = min(y0 + sc.seg, sc.h);
-    const int x0 = max(x - p.pad, 0), x1 = min(x + p.pad, sc.w - 1);
-    auto count = [&](int v) { return (hist[(v >> 1) * tw + c] >> ((v & 1) << 4)) & 0xffffu; };
-    auto bump = [&](int k, unsigned sign) { // sign: 1 adds, 0xffffffff removes
-        atomicAdd(&hist[(k >> 1) * tw + c], ((k & 1) ? 0x10000u : 1u) * sign);
+    const int rlo = max(y0 - pad, 0);          // rows of row y0's window
+    const int rhi = min(y0 + pad, sc.h - 1);
+    const int words = (p.band + 1) >> 1;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wbase = static_cast<int>(threadIdx.x) - lane;
+    const int nwarps = static_cast<int>(blockDim.x) >> 5;
+    constexpr std::uint32_t kBias = 65u | (65u << 16); // >= the rows of a window
+
+    auto key_at = [&](int r, int X) -> unsigned {
+        return sc.key[static_cast<std::size_t>(r) * sc.w + X];
     };
-    // Removes row r_out and adds row r_in (either may be -1: none).
-    auto move_rows = [&](int r_out, int r_in) {
-        if (!active) return;
-        const std::uint16_t* ro = r_out >= 0 ? sc.key + static_cast<std::size_t>(r_out) * sc.w : nullptr;
-        const std::uint16_t* ri = r_in >= 0 ? sc.key + static_cast<std::size_t>(r_in) * sc.w : nullptr;
-        // Four samples a step: their loads are in flight together (the kernel is bound by
-        // latency); the counts are integers, so the order of the updates does not matter,
-        // and a removed sample was added by an earlier row's update (no count below zero).
-        constexpr int kUnroll = 4;
-        for (int xx = x0 + sub; xx <= x1; xx += kUnroll * kCvalueSub) {
-            int a[kUnroll], b[kUnroll];
-#pragma unroll
-            for (int q = 0; q < kUnroll; ++q) {
-                const int X = xx + q * kCvalueSub;
-                a[q] = (ro && X <= x1) ? ro[X] : kNoKey;
-                b[q] = (ri && X <= x1) ? ri[X] : kNoKey;
+    auto count = [&](int v) { return (hist[(v >> 1) * tw + c] >> ((v & 1) << 4)) & 0xffffu; };
+
+    // ---- a block whose rows' windows hold no key (masked out or out of the band): zeros
+    {
+        const int rend = min(y1 - 1 + pad, sc.h - 1);
+        const int nfoot = (rend - rlo + 1) * halo;
+        bool any = false;
+        for (int i = threadIdx.x; i < nfoot && !any; i += blockDim.x) {
+            const int X = s0 - pad + i % halo;
+            any = X >= 0 && X < sc.w && key_at(rlo + i / halo, X) != kNoKey;
+        }
+        if (!__syncthreads_or(any)) {
+            if (active)
+                for (int y = y0 + sub; y < y1; y += kCvalueSub)
+                    sc.c[static_cast<std::size_t>(y) * sc.w + x] = 0.0f;
+            return;
+        }
+    }
+
+    // ---- row y0's windows
+    for (int i = threadIdx.x; i < words * tw; i += blockDim.x) hist[i] = (i % tw) ? kBias : 0u;
+    __syncthreads();
+    const int ninit = (rhi - rlo + 1) * halo;
+    for (int i0 = 0; i0 < ninit; i0 += static_cast<int>(blockDim.x)) { // whole warps
+        const int i = i0 + static_cast<int>(threadIdx.x);
+        unsigned k = kNoKey;
+        int u = 0;
+        if (i < ninit) {
+            u = i % halo;
+            const int X = s0 - pad + u;
+            if (X >= 0 && X < sc.w) k = key_at(rlo + i / halo, X);
+        }
+        const unsigned at = (k >> 1) * static_cast<unsigned>(tw), inc = (k & 1) ? 0x10000u : 1u;
+        // column 0: the lanes with the same key add together (flat areas: one word)
+        const bool c0 = k != kNoKey && u <= 2 * pad;
+        const unsigned peers = __match_any_sync(0xffffffffu, c0 ? k : 0xffffffffu);
+        if (c0 && lane == __ffs(peers) - 1) atomicAdd(&hist[at], inc * __popc(peers));
+        if (k == kNoKey) continue;
+        if (u > 2 * pad) atomicAdd(&hist[at + (u - 2 * pad)], inc); // enters column u - 2 pad
+        if (u + 1 < tw) atomicAdd(&hist[at + (u + 1)], 0u - inc);   // leaves column u + 1
+    }
+    __syncthreads();
+    {
+        // Per word: inclusive scan of the columns' differences (column 0 absolute), each
+        // lane taking cpl consecutive columns.
+        const int cpl = (tw + 31) >> 5;
+        for (int w = warp; w < words; w += nwarps) {
+            std::uint32_t* row = hist + w * tw;
+            int lo[2] = {0, 0}, hi[2] = {0, 0};
+            int slo = 0, shi = 0;
+            for (int j = 0; j < cpl; ++j) {
+                const int cc = lane * cpl + j;
+                if (cc < tw) {
+                    const std::uint32_t v = row[cc];
+                    const int b = cc ? 65 : 0;
+                    slo += static_cast<int>(v & 0xffffu) - b;
+                    shi += static_cast<int>(v >> 16) - b;
+                }
+                lo[j] = slo;
+                hi[j] = shi;
             }
+            int plo = slo, phi = shi; // inclusive scan over the lanes
 #pragma unroll
-            for (int q = 0; q < kUnroll; ++q) {
-                if (a[q] == b[q]) continue;
-                if (a[q] != kNoKey) bump(a[q], 0xffffffffu);
-                if (b[q] != kNoKey) bump(b[q], 1u);
+            for (int o = 1; o < 32; o <<= 1) {
+                const int tlo = __shfl_up_sync(0xffffffffu, plo, o);
+                const int thi = __shfl_up_sync(0xffffffffu, phi, o);
+                if (lane >= o) plo += tlo, phi += thi;
+            }
+            plo -= slo; // exclusive
+            phi -= shi;
+            for (int j = 0; j < cpl; ++j) {
+                const int cc = lane * cpl + j;
+                if (cc < tw)
+                    row[cc] = static_cast<std::uint32_t>(plo + lo[j]) |
+                              (static_cast<std::uint32_t>(phi + hi[j]) << 16);
+            }
+        }
+    }
+
+    // ---- row steps
+    // This thread's quarter of the window columns u in [c, c + 2 pad].
+    const int qlen = (2 * pad + kCvalueSub) / kCvalueSub;
+    const int ulo = c + sub * qlen, uhi = min(ulo + qlen, c + 2 * pad + 1);
+    // The keys leaving (low half) and entering (high half) window column
+    // wbase + j * blockDim.x + lane at step yy, kNoKey where there is none.
+    constexpr int kChunks = 3; // tw + 2 pad <= 3 * blockDim.x as tw >= 8
+    auto load_step = [&](int yy, unsigned (&ab)[kChunks]) {
+        const int ro = yy - pad - 1, ri = yy + pad;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+            const int u = wbase + j * static_cast<int>(blockDim.x) + lane;
+            if (wbase + j * static_cast<int>(blockDim.x) >= halo) break; // warp-uniform
+            const int X = s0 - pad + u;
+            unsigned a = kNoKey, b = kNoKey;
+            if (u < halo && X >= 0 && X < sc.w && yy < y1) {
+                if (ro >= rlo) a = key_at(ro, X);
+                if (ri < sc.h) b = key_at(ri, X);
+            }
+            ab[j] = a | (b << 16);
+        }
+    };
+    // Writes the list of a step from its keys (whole warps: ballots).
+    auto list_step = [&](const unsigned (&ab)[kChunks]) {
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+            const int base = wbase + j * static_cast<int>(blockDim.x);
+            if (base >= halo) break; // warp-uniform
+            const int u = base + lane;
+            const unsigned ka = ab[j] & 0xffffu, kb = ab[j] >> 16;
+            const unsigned bits = __ballot_sync(0xffffffffu, ka != kb);
+            if (lane == 0) s_bits[base >> 5] = bits;
+            if (u < halo && ka != kb) {
+                uint4 e{0u, 0u, 0u, 0u};
+                if (ka != kNoKey) {
+                    e.x = (ka >> 1) * static_cast<unsigned>(tw);
+                    e.y = (ka & 1) ? 0xffff0000u : 0xffffffffu; // -0x10000 or -1
+                }
+                if (kb != kNoKey) {
+                    const unsigned w = (kb >> 1) * static_cast<unsigned>(tw);
+                    const unsigned inc = (kb & 1) ? 0x10000u : 1u;
+                    if (e.y && e.x == w) e.y += inc; // one word: one atomic
+                    else e.z = w, e.w = inc;
+                }
+                s_ent[u] = e;
             }
         }
     };
-    for (int r = max(y0 - p.pad, 0); r <= min(y0 + p.pad, sc.h - 1); ++r) move_rows(-1, r);
-    __syncthreads();
+    // Applies the listed changes to this thread's quarter of its column's window.
+    auto apply_step = [&]() {
+        if (!active || ulo >= uhi) return;
+        for (int wd = ulo >> 5; wd <= (uhi - 1) >> 5; ++wd) {
+            const int b0 = max(ulo - wd * 32, 0), b1 = min(uhi - wd * 32, 32);
+            unsigned m = s_bits[wd] >> b0;
+            if (b1 - b0 < 32) m &= (1u << (b1 - b0)) - 1u;
+            while (m) {
+                const int u = wd * 32 + b0 + __ffs(m) - 1;
+                m &= m - 1u;
+                const uint4 e = s_ent[u];
+                if (e.y) atomicAdd(&hist[e.x + c], e.y);
+                if (e.w) atomicAdd(&hist[e.z + c], e.w);
+            }
+        }
+    };
+    auto store_row = [&](int yy) { // the maxima of row yy's contrast steps
+        if (sub != 0 || !active) return;
+        float best = s_part[c];
+        for (int j = 1; j < kCvalueSub; ++j) best = fmaxf(best, s_part[j * tw + c]);
+        sc.c[static_cast<std::size_t>(yy) * sc.w + x] = best;
+    };
+    auto key_row = [&](int yy) -> unsigned { // the key of (x, yy) when its c-value is due
+        return (active && yy < y1) ? key_at(yy, x) : kNoKey;
+    };
 
+    unsigned ab1[kChunks], ab2[kChunks];
+    load_step(y0 + 1, ab1); // two steps ahead
+    load_step(y0 + 2, ab2);
+    unsigned key1 = key_row(y0), key2 = key_row(y0 + 1);
+    __syncthreads(); // the scans are done
     for (int y = y0; y < y1; ++y) {
         if (y > y0) {
-            move_rows(y - p.pad - 1 >= 0 ? y - p.pad - 1 : -1, y + p.pad < sc.h ? y + p.pad : -1);
-            __syncthreads();
+            store_row(y - 1);
+            apply_step();
+            __syncthreads(); // hist holds row y's windows; s_part and the list are free
         }
-        if (sub == 0 && active) {
-            const std::size_t at = static_cast<std::size_t>(y) * sc.w + x;
-            const int k = sc.key[at];
+        const unsigned key = key1;
+        key1 = key2;
+        key2 = key_row(y + 2);
+        if (active) {
             float best = 0.0f;
-            if (k != kNoKey) {
-                // reference c_value_pixel
+            const int k = static_cast<int>(key);
+            if (key != kNoKey) {
+                // reference c_value_pixel, contrast steps d = sub, sub + kCvalueSub, ...
                 const int value = (k + p.base + p.nd) & 0xffff;
-                const int p0 = static_cast<int>(count(k));
-                for (int d = 0; d < p.nd; ++d) {
+                const int p0 = static_cast<int>(count(k)); // >= 1: the pixel itself
+                for (int d = sub; d < p.nd; d += kCvalueSub) {
                     if (!(value <= s_tvi[d] && value + (d + 1) > p.vlt)) continue;
                     const int i1 = k + d + 1, i2 = k - d - 1;
                     const int p1 = i1 < p.band ? static_cast<int>(count(i1)) : 0;
                     const int p2 = i2 >= 0 ? static_cast<int>(count(i2)) : 0;
                     const int pm = p1 > p2 ? p1 : p2;
-                    const float val =
-                        __fmul_rn(__int2float_rn(s_wt[d] * p0 * pm), __ldg(p.recip + pm + p0));
+                    const float val = __fmul_rn(__int2float_rn(s_wt[d] * p0 * pm),
+                                                cambi_recip(pm + p0, s_up, s_down));
                     if (val > best) best = val;
                 }
             }
-            sc.c[at] = best;
+            s_part[sub * tw + c] = best;
         }
-        __syncthreads(); // the next row's update must not overtake this row's reads
+        if (y + 1 < y1) {
+            list_step(ab1);
+#pragma unroll
+            for (int j = 0; j < kChunks; ++j) ab1[j] = ab2[j];
+            load_step(y + 3, ab2);
+        }
+        __syncthreads(); // the next step's list and this row's maxima are written
     }
+    store_row(y1 - 1);
 }
 
 // ---------------------------------------------------------------- stage 4 (top-k)
@@ -521,6 +694,12 @@ std::size_t topk_scratch_bytes() {
     return kMaxSeg * sizeof(TopkState) + std::size_t(kMaxSeg) * kBinsAll * sizeof(unsigned);
 }
 
+std::size_t cvalue_static_smem() {
+    cudaFuncAttributes a{};
+    VMAF_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(cvalue_kernel)));
+    return a.sharedSizeBytes;
+}
+
 int cvalue_setup(std::size_t smem_limit, std::size_t smem, int threads) {
     VMAF_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(cvalue_kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -575,7 +754,6 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
     cp.base = pc.base;
     cp.band = pc.band;
     cp.consts = pc.consts;
-    cp.recip = pc.recip;
     int blocks = 0;
     for (unsigned s = 0; s < kCambiDeviceScales; ++s) {
         const int w = int(P.sw[s]), h = int(P.sh[s]);
@@ -609,8 +787,10 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
         c.strips = (w + pc.tw - 1) / pc.tw;
         int nseg = std::max(1, std::min(h, (pc.cv_blocks + c.strips - 1) / c.strips));
         int seg = (h + nseg - 1) / nseg;
-        // Each block first adds up to 2*pad+1 rows: keep segments long enough to amortise it.
-        seg = std::max(seg, std::min(h, std::max(16, P.pad)));
+        // At most 128 rows a block (the five scales' blocks balance across the SMs), at
+        // least 2 * pad (a block first builds its window: 2 * pad + 1 rows).
+        seg = std::min(seg, 128);
+        seg = std::max(seg, std::min(h, std::max(16, 2 * P.pad)));
         nseg = (h + seg - 1) / seg;
         c.seg = seg;
         c.first = blocks;

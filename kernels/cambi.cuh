@@ -149,8 +149,7 @@ private:
     int topk_blocks_ = 0;  // blocks per scale of the top-k passes
     unsigned sw_[2][ref::kCambiScales] = {}, sh_[2][ref::kCambiScales] = {};
     Pass pass_[2];
-    DeviceBuffer recip_;   // ref::cambi_reciprocal_table(), kCambiReciprocalSize floats
-    DeviceBuffer params_;  // per-plan constants (tvi_for_diff, diff_weight)
+    DeviceBuffer params_;  // per-plan constants (cambi_detail::kCambiConsts ints)
     DeviceBuffer cvalues_; // slots * (pass 0 floats + pass 1 floats)
     DeviceBuffer topk_;    // top-k scratch: states and histograms for 2 x 5 scales
     cambi_detail::PlanConsts consts_{};

@@ -41,14 +41,21 @@ struct CambiAccum {
 
 namespace cambi_detail {
 
+/// Words of the reciprocal fix-up bits: bit i of `up` (`down`) says libvmaf's table entry
+/// i (reference/cambi.h cambi_reciprocal_table(), 4226 entries) is one ulp above (below)
+/// the correctly rounded 1/i.
+inline constexpr int kCambiRecipWords = (4226 + 31) / 32;
+/// Ints of PlanConsts::consts.
+inline constexpr int kCambiConsts = 64 + 2 * kCambiRecipWords;
+
 /// Per-plan constants of the c-value stage and the preprocessing.
 struct PlanConsts {
     unsigned in_w, in_h, bpc;
     int anti;                 ///< enc_bitdepth < 10
     int hrs;                  ///< effective high-res speed-up (scale 0 decimates)
     int nd, vlt, base, band;  ///< num_diffs, vlt_luma, v_band_base, v_band_size
-    const int* consts;        ///< device: tvi_for_diff[32], diff_weight[32]
-    const float* recip;       ///< device: the reciprocal table
+    const int* consts;        ///< device: kCambiConsts ints (tvi_for_diff[32], diff_weight[32],
+                              ///< then the reciprocal table's up and down bits)
     int tw;                   ///< columns per c-value block
     int cv_blocks;            ///< target c-value blocks per scale
 };
@@ -86,14 +93,24 @@ struct TopkLaunch {
 /// Bytes of the top-k scratch (states and histograms of 10 segments).
 std::size_t topk_scratch_bytes();
 
+/// Bytes of the c-value kernel's static shared memory (its lists and constants).
+/// \throws CudaError.
+std::size_t cvalue_static_smem();
+
 /// Sets the c-value kernel's dynamic shared-memory limit to `smem_limit` bytes (a
-/// function attribute, shared by every object: always the device's limit, never lowered),
-/// and returns how many blocks of `threads` threads and `smem` bytes fit on one SM.
+/// function attribute, shared by every object: always the device's limit less the static
+/// part, never lowered), and returns how many blocks of `threads` threads and `smem`
+/// bytes fit on one SM.
 /// \throws CudaError.
 int cvalue_setup(std::size_t smem_limit, std::size_t smem, int threads);
 
-/// Threads per column of a c-value block (they share the column's window samples).
+/// Threads per column of a c-value block (they share the column's window columns and
+/// its contrast steps).
 inline constexpr int kCvalueSub = 4;
+/// Most columns per c-value block, and most window columns of a block (tw + 2 * pad,
+/// pad <= 32 as the window is at most 65).
+inline constexpr int kCvalueMaxTw = 64;
+inline constexpr int kCvalueMaxHalo = kCvalueMaxTw + 64;
 /// Threads per c-value block for `tw` columns (tw >= 8).
 inline int cvalue_threads(int tw) { return tw * kCvalueSub; }
 /// Dynamic shared memory of a c-value block: uint16 counts per band value and column,

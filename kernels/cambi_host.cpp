@@ -84,13 +84,28 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     cvalues_ = DeviceBuffer((pass_[0].cv_floats + pass_[1].cv_floats) * slots_ * sizeof(float));
     topk_ = DeviceBuffer(cambi_detail::topk_scratch_bytes());
 
-    recip_ = DeviceBuffer(ref::kCambiReciprocalSize * sizeof(float));
-    VMAF_CUDA_CHECK(cudaMemcpy(recip_.get(), ref::cambi_reciprocal_table(),
-                               ref::kCambiReciprocalSize * sizeof(float), cudaMemcpyHostToDevice));
-    int consts[64] = {};
+    // The device computes libvmaf's reciprocal table as the correctly rounded 1/i (the
+    // host's IEEE division) and these bits (42 entries differ by one ulp).
+    static_assert(ref::kCambiReciprocalSize <= 32 * cambi_detail::kCambiRecipWords);
+    int consts[cambi_detail::kCambiConsts] = {};
     for (unsigned d = 0; d < 32; ++d) {
         consts[d] = plan_.tvi_for_diff[d];
         consts[32 + d] = plan_.diff_weight[d];
+    }
+    const float* table = ref::cambi_reciprocal_table();
+    for (unsigned i = 1; i < ref::kCambiReciprocalSize; ++i) {
+        const volatile float den = float(i); // no constant folding beyond IEEE division
+        const float q = 1.0f / den;
+        std::uint32_t tb, qb;
+        std::memcpy(&tb, &table[i], 4);
+        std::memcpy(&qb, &q, 4);
+        const unsigned word = i >> 5, bit = 1u << (i & 31);
+        if (tb == qb + 1)
+            consts[64 + word] |= int(bit);
+        else if (tb + 1 == qb)
+            consts[64 + cambi_detail::kCambiRecipWords + word] |= int(bit);
+        else if (tb != qb)
+            invalid("the CAMBI reciprocal table differs from 1/i by more than one ulp");
     }
     params_ = DeviceBuffer(sizeof consts);
     VMAF_CUDA_CHECK(cudaMemcpy(params_.get(), consts, sizeof consts, cudaMemcpyHostToDevice));
@@ -100,15 +115,15 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     int dev = 0, optin = 0;
     VMAF_CUDA_CHECK(cudaGetDevice(&dev));
     VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    const std::size_t budget = std::size_t(optin) - 1024; // the kernel's static arrays
-    tw_ = 64;
+    const std::size_t budget = std::size_t(optin) - cambi_detail::cvalue_static_smem();
+    tw_ = cambi_detail::kCvalueMaxTw;
     while (tw_ > 8 && cambi_detail::cvalue_smem(plan_.v_band_size, tw_) > budget) tw_ /= 2;
     const std::size_t smem = cambi_detail::cvalue_smem(plan_.v_band_size, tw_);
     if (smem > budget) invalid("the CAMBI band does not fit in shared memory");
     const int per_sm = cambi_detail::cvalue_setup(budget, smem, cambi_detail::cvalue_threads(tw_));
     const int sms = sm_count();
-    // One wave of c-value blocks: more blocks mean shorter row segments, and each segment
-    // first adds the 2*pad+1 rows of its window.
+    // At least one wave of c-value blocks per scale (launch_pass() also caps a block's
+    // rows: 4K frames take several waves).
     cv_blocks_ = std::max(per_sm, 1) * sms;
     topk_blocks_ = std::max(1, 4 * sms / int(npass_ * ref::kCambiScales));
 
@@ -122,13 +137,12 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     consts_.base = plan_.v_band_base;
     consts_.band = plan_.v_band_size;
     consts_.consts = params_.get<int>();
-    consts_.recip = recip_.get<float>();
     consts_.tw = tw_;
     consts_.cv_blocks = cv_blocks_;
 }
 
 std::size_t CambiKernel::device_bytes() const {
-    std::size_t b = recip_.bytes() + params_.bytes() + cvalues_.bytes() + topk_.bytes();
+    std::size_t b = params_.bytes() + cvalues_.bytes() + topk_.bytes();
     for (unsigned p = 0; p < npass_; ++p) {
         const Pass& P = pass_[p];
         b += P.xmap.bytes() + P.ymap.bytes() + P.pre.bytes() + P.vsum.bytes() + P.mask.bytes() +
