@@ -172,11 +172,11 @@ struct CvParams {
     int pad;
     int tw;                   // columns per block (blockDim.x = tw * kCvalueSub)
     int nd, vlt, base, band;
-    const int* consts;        // cambi_consts(): tvi_for_diff, diff_weight, reciprocal fix-ups
+    const int* consts;        // PlanConsts::consts: tvi_for_diff, diff_weight, reciprocal fix-ups
 };
 
 // libvmaf's reciprocal table entry i (1 <= i < kCambiReciprocalSize): the correctly
-// rounded 1/i, one ulp up or down where the table's bit says so (cambi_consts()).
+// rounded 1/i, one ulp up or down where the table's bit says so (built by CambiKernel).
 __device__ __forceinline__ float cambi_recip(int i, const std::uint32_t* up, const std::uint32_t* down) {
     unsigned b = __float_as_uint(__frcp_rn(__int2float_rn(i)));
     const unsigned bit = 1u << (i & 31);

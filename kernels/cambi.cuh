@@ -70,15 +70,18 @@ namespace vmaf_cuda::cuda {
 class CambiKernel {
 public:
     /// Plans as ref::cambi_plan() and allocates every device buffer (planes per pass,
-    /// coordinate tables, reciprocal table, `cvalue_slots` c-value buffers, top-k
-    /// scratch); uploads the tables synchronously.
+    /// coordinate tables, constants with the reciprocal table's fix-up bits,
+    /// `cvalue_slots` c-value buffers, top-k scratch); uploads the tables synchronously.
     /// \param w, h input luma size (the enc/src sizes of `opt` are planned from it).
     /// \param bpc 8..16.
     /// \param cvalue_slots >= 1; see the file comment.
+    /// \param max_tw most columns per c-value block: 8, 16, 32 or 64 (the default; fewer
+    ///        where the band's histograms do not fit the device's shared memory). Tests
+    ///        lower it to run the narrow strips of small-memory GPUs.
     /// \throws std::invalid_argument for options or a size ref::cambi_plan() refuses;
     ///         CudaError on a CUDA failure.
     CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiOptions& opt,
-                unsigned cvalue_slots = 4);
+                unsigned cvalue_slots = 4, int max_tw = 64);
 
     /// Size of the accumulator: sizeof(CambiAccum).
     std::size_t accum_bytes() const { return sizeof(CambiAccum); }

@@ -22,7 +22,7 @@ namespace {
 } // namespace
 
 CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiOptions& opt,
-                         unsigned cvalue_slots)
+                         unsigned cvalue_slots, int max_tw)
     : plan_(ref::cambi_plan(opt, w, h, bpc)), in_w_(w), in_h_(h), bpc_(bpc), slots_(cvalue_slots),
       npass_(opt.full_ref ? 2 : 1) {
     if (cvalue_slots == 0) invalid("cvalue_slots must be >= 1");
@@ -116,7 +116,9 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
     VMAF_CUDA_CHECK(cudaGetDevice(&dev));
     VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     const std::size_t budget = std::size_t(optin) - cambi_detail::cvalue_static_smem();
-    tw_ = cambi_detail::kCvalueMaxTw;
+    if (max_tw != 8 && max_tw != 16 && max_tw != 32 && max_tw != cambi_detail::kCvalueMaxTw)
+        invalid("max_tw must be 8, 16, 32 or 64");
+    tw_ = max_tw;
     while (tw_ > 8 && cambi_detail::cvalue_smem(plan_.v_band_size, tw_) > budget) tw_ /= 2;
     const std::size_t smem = cambi_detail::cvalue_smem(plan_.v_band_size, tw_);
     if (smem > budget) invalid("the CAMBI band does not fit in shared memory");

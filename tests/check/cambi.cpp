@@ -345,11 +345,13 @@ struct Combo {
     Content content;
     Opts opts;
     Layout layout;
+    int max_tw = 64; // c-value strip width (narrower: the path of small-memory GPUs)
 };
 
 std::string describe_combo(const Combo& c) {
     return std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) + "-bit " +
-           content_name(c.content) + ", " + opts_name(c.opts) + ", " + layout_name(c.layout);
+           content_name(c.content) + ", " + opts_name(c.opts) + ", " + layout_name(c.layout) +
+           (c.max_tw != 64 ? ", strips of at most " + std::to_string(c.max_tw) + " columns" : "");
 }
 
 struct Frame {
@@ -388,7 +390,7 @@ std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream) {
     const vref::CambiOptions opt = make_opts(c.opts, c.w, c.h);
     const vref::CambiPlan plan = vref::cambi_plan(opt, c.w, c.h, c.bpc);
     const bool small = std::size_t(c.w) * c.h <= 400 * 400;
-    vcu::CambiKernel k(c.w, c.h, c.bpc, opt, 4);
+    vcu::CambiKernel k(c.w, c.h, c.bpc, opt, 4, c.max_tw);
     const Frame f0 = make_frame(c, plan, rng, small);
     vcu::CambiAccum a0{};
     std::string err = run_guarded(
@@ -452,6 +454,17 @@ std::vector<Combo> combos() {
     for (unsigned bpc : depths)
         for (Opts o : {Opts::defaults, Opts::model})
             v.push_back({1279, 719, bpc, Content::banded_blocks, o, Layout::planar});
+    // Narrow c-value strips (8, 16, 32 columns: one-warp blocks, window columns in two or
+    // three chunks), as GPUs with less shared memory per block run them.
+    for (int tw : {8, 16, 32}) {
+        v.push_back({216, 216, 8, Content::banded, Opts::defaults, Layout::planar, tw});
+        v.push_back({216, 17, 10, Content::banded_dither, Opts::model, Layout::p010, tw});
+        v.push_back({17, 216, 12, Content::smooth_noise, Opts::mlc5, Layout::planar, tw});
+        v.push_back({333, 251, 16, Content::banded_blocks, Opts::ws127, Layout::planar, tw});
+        v.push_back({641, 359, 10, Content::banded, Opts::full_ref, Layout::interleaved, tw});
+        v.push_back({401, 217, 8, Content::noise, Opts::enc_resample, Layout::planar, tw});
+    }
+    v.push_back({1279, 719, 10, Content::banded_blocks, Opts::model, Layout::planar, 16});
     // 1080p and 4K: fewer (the CPU reference takes seconds per 4K frame).
     v.push_back({1920, 1080, 8, Content::banded_dither, Opts::defaults, Layout::planar});
     v.push_back({1920, 1080, 10, Content::banded, Opts::model, Layout::p010});
