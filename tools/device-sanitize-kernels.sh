@@ -11,8 +11,16 @@ t=${SANITIZE_TIMEOUT:-400}
 pids=()
 for tool in memcheck racecheck; do
   for tag in psnr ciede speed cambi ssim ms_ssim cambi_pool ordered_sum; do
-    # The pool's own test up to 1M values (its larger arrays take long under the tools).
-    VMAF_CHECK_MAX_VALUES=1000003 timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/check_test" "[$tag]" \
+    # The pool's own test up to 1M values (its larger arrays take long under the tools);
+    # racecheck of OrderedSum one array per size up to 4097 values, of CAMBI's c-values
+    # the combinations up to 216 x 17 (racecheck takes seconds per launch of the
+    # shared-memory kernels).
+    lim="VMAF_CHECK_MAX_VALUES=1000003" filter="[$tag]~[.bench]"
+    [ "$tool" = racecheck ] && [ "$tag" = ordered_sum ] && lim="VMAF_CHECK_MAX_VALUES=4097 VMAF_CHECK_MAX_SUMS=1"
+    if [ "$tool" = racecheck ] && [ "$tag" = cambi ]; then
+      lim="$lim VMAF_CHECK_MAX_PIXELS=${SANITIZE_CAMBI_PIXELS:-3672}" filter="cambi: device c-values*"
+    fi
+    env $lim timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/check_test" "$filter" \
       > "$out/san_${tool}_${tag}.log" 2>&1 &
     pids+=("$!:${tool}_${tag}")
   done
