@@ -14,11 +14,13 @@
 ///   2. spatial mask (zero-derivative flags, clipped 7x7 sums > mask_index);
 ///   3. per scale: decimation (of the filtered image; the mask is read at stride 2^t),
 ///      mode filter, then the c-values of all five scales in one launch with libvmaf's
-///      window histograms (a block per strip of up to 64 columns and a segment of rows
-///      of one scale, four threads per column, the
-///      window slid down the rows as libvmaf's update_row does, uint16 counts per band
-///      value and column in shared memory), written to a device c-value buffer
-///      (row-major, as the reference's array);
+///      window histograms (a block per strip of up to 64 columns and a segment of at
+///      most 128 rows of one scale, four threads per column; uint16 counts per band
+///      value and column in shared memory: the first row's windows built by column
+///      differences, then slid down the rows as libvmaf's update_row does, each row
+///      step's changed window columns listed once per block; blocks whose windows hold
+///      no key write zeros), written to a device c-value buffer (row-major, as the
+///      reference's array);
 ///   4. the order-free top-k of every scale (reference cambi_topk_exact): the k-th
 ///      largest c-value by a three-level radix select on the float bits (11 + 12 + 8
 ///      bits; zeros are never counted: the k-th is 0 when fewer than k are nonzero),
