@@ -5,11 +5,11 @@
 //
 // Launches per frame (all on the caller's stream): a memset of the accumulator, one
 // init of the top-k scratch; per pass: [sample check when resampling], preprocess,
-// vertical zero-derivative sums, mask, per scale a mode filter (which also writes the
+// the zero-derivative mask (one tiled kernel), per scale a mode filter (which also writes the
 // scale's band-index "key" plane: band index of a masked in-band pixel, else 0xffff),
 // then one c-value launch for the five scales; then for both passes and all scales
 // together: three histogram + resolve rounds of the radix select, the sum of the values
-// above the k-th, finalize: 19 launches and a memset per frame (28 with full_ref; one
+// above the k-th, finalize: 18 launches and a memset per frame (26 with full_ref; one
 // more per pass for 9..15-bit input that is resampled).
 
 #include "cambi_device.cuh"
@@ -78,36 +78,58 @@ __global__ void check_kernel(DevicePlane in, unsigned maxv, std::uint32_t* inval
 
 // ---------------------------------------------------------------- stage 2
 
-// Zero-derivative flag of the reference's spatial mask.
-__device__ __forceinline__ unsigned zflag(const std::uint16_t* img, int w, int h, int x, int y) {
-    const std::uint16_t* r = img + static_cast<std::size_t>(y) * w;
-    const bool hz = x == w - 1 || r[x] == r[x + 1];
-    const bool vz = y == h - 1 || r[x] == r[x + w];
-    return hz && vz;
-}
+// mask(x, y) = (sum of z over columns [x-3, x+3] and rows [y-3, y+3], both clipped to
+// the plane) > mask_index (reference get_spatial_mask_for_index, 7x7 box). One block per
+// kMaskTile x kMaskTile outputs: the preprocessed samples of the tile and its halo (3 on
+// each side, one more right and below for the derivatives) go to shared memory, then z,
+// the vertical 7-sums and the horizontal 7-sums are made there. Integer sums: the order
+// does not matter.
+constexpr int kMaskTile = 32, kMaskHalo = 3;
+constexpr int kMaskZ = kMaskTile + 2 * kMaskHalo; // z rows and columns a tile needs (38)
+constexpr int kMaskP = kMaskZ + 1;                // samples (39)
 
-// vsum(x, y) = sum of z over rows [y-3, y+3] clipped (<= 7).
-__global__ void vsum_kernel(const std::uint16_t* img, int w, int h, std::uint8_t* vsum) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    const int y0 = max(y - 3, 0), y1 = min(y + 3, h - 1);
-    unsigned s = 0;
-    for (int yy = y0; yy <= y1; ++yy) s += zflag(img, w, h, x, yy);
-    vsum[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint8_t>(s);
-}
-
-// mask(x, y) = (sum of vsum over columns [x-3, x+3] clipped) > mask_index.
-__global__ void mask_kernel(const std::uint8_t* vsum, int w, int h, unsigned mask_index,
-                            std::uint8_t* mask) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    const std::uint8_t* r = vsum + static_cast<std::size_t>(y) * w;
-    const int x0 = max(x - 3, 0), x1 = min(x + 3, w - 1);
-    unsigned s = 0;
-    for (int xx = x0; xx <= x1; ++xx) s += r[xx];
-    mask[static_cast<std::size_t>(y) * w + x] = s > mask_index;
+__global__ void __launch_bounds__(256) mask_tiled_kernel(const std::uint16_t* img, int w, int h,
+                                                         unsigned mask_index, std::uint8_t* mask) {
+    __shared__ std::uint16_t s_p[kMaskP][kMaskP + 1];
+    __shared__ std::uint8_t s_z[kMaskZ][kMaskZ + 2];
+    __shared__ std::uint8_t s_v[kMaskTile][kMaskZ + 2];
+    const int x0 = blockIdx.x * kMaskTile - kMaskHalo, y0 = blockIdx.y * kMaskTile - kMaskHalo;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x, nt = blockDim.x * blockDim.y;
+    for (int i = tid; i < kMaskP * kMaskP; i += nt) {
+        const int r = i / kMaskP, c = i % kMaskP, x = x0 + c, y = y0 + r;
+        s_p[r][c] = (x >= 0 && x < w && y >= 0 && y < h)
+                        ? img[static_cast<std::size_t>(y) * w + x] : std::uint16_t(0);
+    }
+    __syncthreads();
+    // z outside the plane is 0 (the clipped sums leave it out); at the last column the
+    // horizontal derivative, at the last row the vertical one counts as zero.
+    for (int i = tid; i < kMaskZ * kMaskZ; i += nt) {
+        const int r = i / kMaskZ, c = i % kMaskZ, x = x0 + c, y = y0 + r;
+        unsigned z = 0;
+        if (x >= 0 && x < w && y >= 0 && y < h) {
+            const unsigned v = s_p[r][c];
+            z = (x == w - 1 || v == s_p[r][c + 1]) && (y == h - 1 || v == s_p[r + 1][c]);
+        }
+        s_z[r][c] = static_cast<std::uint8_t>(z);
+    }
+    __syncthreads();
+    for (int i = tid; i < kMaskTile * kMaskZ; i += nt) {
+        const int r = i / kMaskZ, c = i % kMaskZ;
+        unsigned s = 0;
+#pragma unroll
+        for (int k = 0; k < 2 * kMaskHalo + 1; ++k) s += s_z[r + k][c];
+        s_v[r][c] = static_cast<std::uint8_t>(s);
+    }
+    __syncthreads();
+    for (int i = tid; i < kMaskTile * kMaskTile; i += nt) {
+        const int r = i / kMaskTile, c = i % kMaskTile;
+        const int x = x0 + kMaskHalo + c, y = y0 + kMaskHalo + r;
+        if (x >= w || y >= h) continue;
+        unsigned s = 0;
+#pragma unroll
+        for (int k = 0; k < 2 * kMaskHalo + 1; ++k) s += s_v[r][c + k];
+        mask[static_cast<std::size_t>(y) * w + x] = s > mask_index;
+    }
 }
 
 // ---------------------------------------------------------------- stage 3
@@ -741,9 +763,8 @@ void launch_pass(const PassLaunch& P, const PlanConsts& pc, const DevicePlane& i
     }
     preprocess_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(pp);
     VMAF_CUDA_CHECK_LAUNCH();
-    vsum_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.pre, pp.w, pp.h, P.vsum);
-    VMAF_CUDA_CHECK_LAUNCH();
-    mask_kernel<<<grid2d(P.w, P.h, b2), b2, 0, stream>>>(P.vsum, pp.w, pp.h, P.mask_index, P.mask);
+    const dim3 mg((P.w + kMaskTile - 1) / kMaskTile, (P.h + kMaskTile - 1) / kMaskTile);
+    mask_tiled_kernel<<<mg, b2, 0, stream>>>(P.pre, pp.w, pp.h, P.mask_index, P.mask);
     VMAF_CUDA_CHECK_LAUNCH();
 
     CvParams cp{};

@@ -133,7 +133,7 @@ private:
         std::uint16_t mask_index = 0;
         DeviceBuffer xmap, ymap;   // uint32 source column per output column, row per row
         DeviceBuffer pre;          // uint16 w*h, preprocessed 10-bit plane
-        DeviceBuffer vsum, mask;   // uint8 w*h: vertical zero-derivative sums, mask
+        DeviceBuffer mask;         // uint8 w*h: the zero-derivative mask
         DeviceBuffer filt;         // uint16 per scale, the mode-filtered planes
         DeviceBuffer key;          // uint16 per scale (at filt_off): band index or 0xffff
         std::size_t filt_off[ref::kCambiScales] = {};

@@ -70,7 +70,6 @@ struct PassLaunch {
     const std::uint32_t* xmap; ///< source column per output column (w)
     const std::uint32_t* ymap; ///< source row per output row (h)
     std::uint16_t* pre;       ///< w*h
-    std::uint8_t* vsum;       ///< w*h
     std::uint8_t* mask;       ///< w*h
     std::uint16_t* filt;      ///< per scale at filt_off[s]
     std::size_t filt_off[kCambiDeviceScales];

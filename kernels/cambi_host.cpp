@@ -64,7 +64,6 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
         VMAF_CUDA_CHECK(cudaMemcpy(P.ymap.get(), ym.data(), ym.size() * 4, cudaMemcpyHostToDevice));
         const std::size_t n0 = std::size_t(P.w) * P.h;
         P.pre = DeviceBuffer(n0 * 2);
-        P.vsum = DeviceBuffer(n0);
         P.mask = DeviceBuffer(n0);
         std::size_t foff = 0, coff = 0;
         unsigned sw = P.w, sh = P.h;
@@ -147,7 +146,7 @@ std::size_t CambiKernel::device_bytes() const {
     std::size_t b = params_.bytes() + cvalues_.bytes() + topk_.bytes();
     for (unsigned p = 0; p < npass_; ++p) {
         const Pass& P = pass_[p];
-        b += P.xmap.bytes() + P.ymap.bytes() + P.pre.bytes() + P.vsum.bytes() + P.mask.bytes() +
+        b += P.xmap.bytes() + P.ymap.bytes() + P.pre.bytes() + P.mask.bytes() +
              P.filt.bytes() + P.key.bytes();
     }
     return b;
@@ -175,7 +174,6 @@ cambi_detail::PassLaunch CambiKernel::launch_of(unsigned p, unsigned slot) const
     L.xmap = P.xmap.get<std::uint32_t>();
     L.ymap = P.ymap.get<std::uint32_t>();
     L.pre = P.pre.get<std::uint16_t>();
-    L.vsum = P.vsum.get<std::uint8_t>();
     L.mask = P.mask.get<std::uint8_t>();
     L.filt = P.filt.get<std::uint16_t>();
     L.key = P.key.get<std::uint16_t>();
