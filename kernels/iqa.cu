@@ -127,35 +127,6 @@ decimate_tiled_kernel(const float* a, const float* b, int w, int h, Taps2d taps,
     ob[o] = __double2float_rn(sb);
 }
 
-// Horizontal pass of the five convolutions of _iqa_ssim (iqa_convolve, 1-D path): for
-// row y and valid column x, sum (double) += (float)(img[x + u] * g[u]) for u = 0..10,
-// over ref, dis, ref*ref, dis*dis, ref*dis (float products first, as libvmaf squares
-// the planes before convolving them). Output planes of vw x h, plane p at hs + p*vw*h.
-__global__ void ssim_horizontal_kernel(const float* ref, const float* dis, int w, int h, int vw,
-                                       Gauss g, float* hs) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y;
-    if (x >= vw) return;
-    const float* r = ref + std::size_t(y) * w + x;
-    const float* d = dis + std::size_t(y) * w + x;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
-    for (int u = 0; u < kGauss; ++u) {
-        const float a = r[u], b = d[u], t = g.g[u];
-        s0 = __dadd_rn(s0, double(__fmul_rn(a, t)));
-        s1 = __dadd_rn(s1, double(__fmul_rn(b, t)));
-        s2 = __dadd_rn(s2, double(__fmul_rn(__fmul_rn(a, a), t)));
-        s3 = __dadd_rn(s3, double(__fmul_rn(__fmul_rn(b, b), t)));
-        s4 = __dadd_rn(s4, double(__fmul_rn(__fmul_rn(a, b), t)));
-    }
-    const std::size_t plane = std::size_t(vw) * h;
-    const std::size_t o = std::size_t(y) * vw + x;
-    hs[o] = __double2float_rn(s0);
-    hs[plane + o] = __double2float_rn(s1);
-    hs[2 * plane + o] = __double2float_rn(s2);
-    hs[3 * plane + o] = __double2float_rn(s3);
-    hs[4 * plane + o] = __double2float_rn(s4);
-}
-
 struct SsimConsts {
     float c1, c2, c3;
 };
@@ -195,57 +166,106 @@ __device__ inline void add_term(unsigned long long (&a)[kWords], int k, double x
 
 static_assert(kIqaFixedBits == 40, "add_term scales by 2^40");
 
-// Vertical pass, the per-pixel terms of _iqa_ssim (ref::iqa_ssim_maps), the term maps,
-// and the fixed-point sums: blockIdx.y is the band of rows (ssim_accum.h), blocks
-// grid-stride over their band, block reduction, one 64-bit atomic per word and block
-// (integer sums: any order gives the same result).
+// The five convolutions of _iqa_ssim (iqa_convolve, 1-D path, horizontal then vertical),
+// the per-pixel terms (ref::iqa_ssim_maps), the term maps and the fixed-point sums, in one
+// kernel. A block computes kSsimTileX columns x `ty` rows of the valid region, all inside
+// one band of rows (ssim_accum.h; blockIdx.z is the band, blockIdx.y the tile in it):
+//  1. horizontal: for each of the tile's ty + 10 input rows and valid column x,
+//     sum (double) += (float)(img[x + u] * g[u]) for u = 0..10 over ref, dis, ref*ref,
+//     dis*dis, ref*dis (float products first, as libvmaf squares the planes before
+//     convolving them), rounded to float, into shared memory;
+//  2. vertical: the same sum over the column's 11 rows of each of the five, then the
+//     terms, maps and fixed-point sums as the reference computes them.
+// The operations and their order are those of the two-pass reference; only where the
+// horizontal sums are kept changed (shared memory, recomputed for the 10 rows a tile
+// shares with the next, instead of a global scratch plane). Integer sums: block
+// reduction, one 64-bit atomic per word and block (any order gives the same result).
+constexpr int kSsimTileX = 32, kSsimTileMaxY = 48;
+
+std::size_t ssim_fused_smem(int ty) {
+    return std::size_t(5) * std::size_t(ty + kGauss - 1) * kSsimTileX * sizeof(float);
+}
+
 __global__ void __launch_bounds__(kThreads)
-ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cst, double* lmap,
-                  double* cmap, double* smap, unsigned long long* acc) {
+ssim_fused_kernel(const float* ref, const float* dis, int w, int vw, int vh, int ty, Gauss g,
+                  SsimConsts cst, double* lmap, double* cmap, double* smap,
+                  unsigned long long* acc) {
+    extern __shared__ float s_h[]; // [5][ty + 10][kSsimTileX]
+    const int band = int(blockIdx.z);
+    const int b0 = band_row(band, vh), b1 = band_row(band + 1, vh);
+    const int y0 = b0 + int(blockIdx.y) * ty;
+    if (y0 >= b1) return; // (the whole block: before any barrier)
+    const int rows = min(ty, b1 - y0), hrows = rows + kGauss - 1;
+    const int x0 = int(blockIdx.x) * kSsimTileX;
+    const int plane = (ty + kGauss - 1) * kSsimTileX;
+    const int tx = int(threadIdx.x) % kSsimTileX, t0 = int(threadIdx.x) / kSsimTileX;
+    constexpr int kRowsPerPass = kThreads / kSsimTileX;
+    const int x = x0 + tx;
+    if (x < vw) {
+        for (int r = t0; r < hrows; r += kRowsPerPass) {
+            const float* rr = ref + std::size_t(y0 + r) * w + x;
+            const float* dr = dis + std::size_t(y0 + r) * w + x;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
+#pragma unroll
+            for (int u = 0; u < kGauss; ++u) {
+                const float a = rr[u], b = dr[u], t = g.g[u];
+                s0 = __dadd_rn(s0, double(__fmul_rn(a, t)));
+                s1 = __dadd_rn(s1, double(__fmul_rn(b, t)));
+                s2 = __dadd_rn(s2, double(__fmul_rn(__fmul_rn(a, a), t)));
+                s3 = __dadd_rn(s3, double(__fmul_rn(__fmul_rn(b, b), t)));
+                s4 = __dadd_rn(s4, double(__fmul_rn(__fmul_rn(a, b), t)));
+            }
+            const int o = r * kSsimTileX + tx;
+            s_h[o] = __double2float_rn(s0);
+            s_h[plane + o] = __double2float_rn(s1);
+            s_h[2 * plane + o] = __double2float_rn(s2);
+            s_h[3 * plane + o] = __double2float_rn(s3);
+            s_h[4 * plane + o] = __double2float_rn(s4);
+        }
+    }
+    __syncthreads();
     unsigned long long a[kWords]; // registers: every index below is a constant after unrolling
 #pragma unroll
     for (int i = 0; i < kWords; ++i) a[i] = 0;
-    const std::size_t plane = std::size_t(vw) * h;
-    const int band = int(blockIdx.y);
-    // Indices < 2^30 (sizes up to 32768).
-    const unsigned i0 = unsigned(band_row(band, vh)) * unsigned(vw);
-    const unsigned i1 = unsigned(band_row(band + 1, vh)) * unsigned(vw);
-    for (unsigned i = i0 + blockIdx.x * blockDim.x + threadIdx.x; i < i1; i += gridDim.x * blockDim.x) {
-        const unsigned x = i % unsigned(vw), y = i / unsigned(vw);
-        const float* col = hs + std::size_t(y) * vw + x;
-        double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0;
-        for (int v = 0; v < kGauss; ++v) {
-            const float t = g.g[v];
-            const std::size_t o = std::size_t(v) * vw;
-            v0 = __dadd_rn(v0, double(__fmul_rn(col[o], t)));
-            v1 = __dadd_rn(v1, double(__fmul_rn(col[plane + o], t)));
-            v2 = __dadd_rn(v2, double(__fmul_rn(col[2 * plane + o], t)));
-            v3 = __dadd_rn(v3, double(__fmul_rn(col[3 * plane + o], t)));
-            v4 = __dadd_rn(v4, double(__fmul_rn(col[4 * plane + o], t)));
+    if (x < vw) {
+        for (int r = t0; r < rows; r += kRowsPerPass) {
+            const float* col = s_h + r * kSsimTileX + tx;
+            double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0;
+#pragma unroll
+            for (int v = 0; v < kGauss; ++v) {
+                const float t = g.g[v];
+                const int o = v * kSsimTileX;
+                v0 = __dadd_rn(v0, double(__fmul_rn(col[o], t)));
+                v1 = __dadd_rn(v1, double(__fmul_rn(col[plane + o], t)));
+                v2 = __dadd_rn(v2, double(__fmul_rn(col[2 * plane + o], t)));
+                v3 = __dadd_rn(v3, double(__fmul_rn(col[3 * plane + o], t)));
+                v4 = __dadd_rn(v4, double(__fmul_rn(col[4 * plane + o], t)));
+            }
+            const float mu1 = __double2float_rn(v0), mu2 = __double2float_rn(v1);
+            const float ref_sq = __double2float_rn(v2), cmp_sq = __double2float_rn(v3);
+            const float both = __double2float_rn(v4);
+            float s11 = __fsub_rn(ref_sq, __fmul_rn(mu1, mu1));
+            float s22 = __fsub_rn(cmp_sq, __fmul_rn(mu2, mu2));
+            s11 = (0.0 > double(s11)) ? 0.0f : s11; // libvmaf's MAX(0.0, x), cast to float
+            s22 = (0.0 > double(s22)) ? 0.0f : s22;
+            const float s12 = __fsub_rn(both, __fmul_rn(mu1, mu2));
+            const float srsc = __double2float_rn(__dsqrt_rn(double(__fmul_rn(s11, s22))));
+            const double l = __ddiv_rn(
+                __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mu1)), double(mu2)), double(cst.c1)),
+                double(__fadd_rn(__fadd_rn(__fmul_rn(mu1, mu1), __fmul_rn(mu2, mu2)), cst.c1)));
+            const double c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, double(srsc)), double(cst.c2)),
+                                       double(__fadd_rn(__fadd_rn(s11, s22), cst.c2)));
+            const float clamped = (s12 < 0.0f && srsc <= 0.0f) ? 0.0f : s12;
+            const double s = double(__fdiv_rn(__fadd_rn(clamped, cst.c3), __fadd_rn(srsc, cst.c3)));
+            const std::size_t i = std::size_t(y0 + r) * vw + x;
+            lmap[i] = l;
+            cmap[i] = c;
+            smap[i] = s;
+            add_term(a, kIqaSsim, __dmul_rn(__dmul_rn(l, c), s));
+            add_term(a, kIqaL, l);
+            add_term(a, kIqaC, c);
+            add_term(a, kIqaS, s);
         }
-        const float mu1 = __double2float_rn(v0), mu2 = __double2float_rn(v1);
-        const float ref_sq = __double2float_rn(v2), cmp_sq = __double2float_rn(v3);
-        const float both = __double2float_rn(v4);
-        float s11 = __fsub_rn(ref_sq, __fmul_rn(mu1, mu1));
-        float s22 = __fsub_rn(cmp_sq, __fmul_rn(mu2, mu2));
-        s11 = (0.0 > double(s11)) ? 0.0f : s11; // libvmaf's MAX(0.0, x), cast to float
-        s22 = (0.0 > double(s22)) ? 0.0f : s22;
-        const float s12 = __fsub_rn(both, __fmul_rn(mu1, mu2));
-        const float srsc = __double2float_rn(__dsqrt_rn(double(__fmul_rn(s11, s22))));
-        const double l = __ddiv_rn(
-            __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mu1)), double(mu2)), double(cst.c1)),
-            double(__fadd_rn(__fadd_rn(__fmul_rn(mu1, mu1), __fmul_rn(mu2, mu2)), cst.c1)));
-        const double c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, double(srsc)), double(cst.c2)),
-                                   double(__fadd_rn(__fadd_rn(s11, s22), cst.c2)));
-        const float clamped = (s12 < 0.0f && srsc <= 0.0f) ? 0.0f : s12;
-        const double s = double(__fdiv_rn(__fadd_rn(clamped, cst.c3), __fadd_rn(srsc, cst.c3)));
-        lmap[i] = l;
-        cmap[i] = c;
-        smap[i] = s;
-        add_term(a, kIqaSsim, __dmul_rn(__dmul_rn(l, c), s));
-        add_term(a, kIqaL, l);
-        add_term(a, kIqaC, c);
-        add_term(a, kIqaS, s);
     }
     // Block reduction: warps by shuffles, then warp 0 over the warps' partials.
     __shared__ unsigned long long part[kThreads / 32][kWords];
@@ -259,7 +279,7 @@ ssim_terms_kernel(const float* hs, int vw, int h, int vh, Gauss g, SsimConsts cs
     __syncthreads();
     if (warp == 0 && lane < kWords) {
         unsigned long long v = 0;
-        for (int w = 0; w < int(blockDim.x >> 5); ++w) v += part[w][lane];
+        for (int w8 = 0; w8 < int(blockDim.x >> 5); ++w8) v += part[w8][lane];
         if (v) atomicAdd(acc + accum_word(lane, band), v);
     }
 }
@@ -400,15 +420,8 @@ void launch_sequential_sum(const double* map, std::size_t n, double* out, cudaSt
     VMAF_CUDA_CHECK_LAUNCH();
 }
 
-int ssim_scale_grid_cap() {
-    int per_sm = 0;
-    VMAF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ssim_terms_kernel,
-                                                                  kThreads, 0));
-    return std::max(1, per_sm) * sm_count();
-}
-
 void launch_ssim_scale(const float* ref, const float* dis, int w, int h, const ScaleBuffers& buf,
-                       IqaScaleAccum* acc, int grid_cap, cudaStream_t stream) {
+                       IqaScaleAccum* acc, cudaStream_t stream) {
     const int vw = w - kGauss + 1, vh = h - kGauss + 1;
     if (vw <= 0 || vh <= 0) return;
     // _iqa_ssim's constants, computed as libvmaf does (float).
@@ -419,16 +432,15 @@ void launch_ssim_scale(const float* ref, const float* dis, int w, int h, const S
     cst.c2 = (K2 * L) * (K2 * L);
     cst.c3 = cst.c2 / 2.0f;
     const Gauss g = gauss_taps();
-    ssim_horizontal_kernel<<<dim3(blocks_for(vw), unsigned(h)), kThreads, 0, stream>>>(
-        ref, dis, w, h, vw, g, buf.hsum);
-    VMAF_CUDA_CHECK_LAUNCH();
-    // Blocks per band: enough for the largest band, at most the resident blocks in all.
-    const long long band_n = (long long)((vh + kIqaBands - 1) / kIqaBands) * vw;
-    const int per_band = int(std::max<long long>(
-        1, std::min<long long>((band_n + kThreads - 1) / kThreads, grid_cap / kIqaBands)));
-    ssim_terms_kernel<<<dim3(unsigned(per_band), unsigned(kIqaBands)), kThreads, 0, stream>>>(buf.hsum, vw, h, vh, g, cst, buf.l, buf.c,
-                                                       buf.s,
-                                                       reinterpret_cast<unsigned long long*>(acc));
+    // Tiles of equal height in the tallest band, at most kSsimTileMaxY rows (the bands
+    // differ by at most one row; a shorter band leaves its last tile shorter or empty).
+    const int band_max = (vh + kIqaBands - 1) / kIqaBands;
+    const int tiles = (band_max + kSsimTileMaxY - 1) / kSsimTileMaxY;
+    const int ty = (band_max + tiles - 1) / tiles;
+    const dim3 grid(unsigned((vw + kSsimTileX - 1) / kSsimTileX), unsigned(tiles), unsigned(kIqaBands));
+    ssim_fused_kernel<<<grid, kThreads, ssim_fused_smem(ty), stream>>>(
+        ref, dis, w, vw, vh, ty, g, cst, buf.l, buf.c, buf.s,
+        reinterpret_cast<unsigned long long*>(acc));
     VMAF_CUDA_CHECK_LAUNCH();
 }
 

@@ -62,7 +62,6 @@ void launch_accum_init(void* d_accum, std::size_t bytes, int scales, const int* 
 
 /// Device buffers of one scale's SSIM stage.
 struct ScaleBuffers {
-    float* hsum;  ///< scratch: 5 * (w - 10) * h floats (horizontal sums)
     double* l;    ///< (w - 10) * (h - 10) terms each (the slot's term maps)
     double* c;
     double* s;
@@ -70,18 +69,16 @@ struct ScaleBuffers {
 
 /// ref::iqa_ssim_maps of two float images w x h (valid region (w - 10) x (h - 10)),
 /// writing the l, c, s maps, and the fixed-point sums of ssim_accum.h added into `acc`
-/// (zeroed before, by launch_accum_init). `grid_cap`: the most blocks of the accumulating
-/// kernel (resident blocks). Nothing is launched when the valid region is empty.
+/// (zeroed before, by launch_accum_init), in one launch: both convolution passes and the
+/// terms per tile of at most 32 x 48 outputs inside one band of rows (no scratch plane).
+/// Nothing is launched when the valid region is empty.
 void launch_ssim_scale(const float* ref, const float* dis, int w, int h, const ScaleBuffers& buf,
-                       IqaScaleAccum* acc, int grid_cap, cudaStream_t stream);
+                       IqaScaleAccum* acc, cudaStream_t stream);
 
 /// The sequential double sum of `n` doubles at `map` in index order from 0.0 (libvmaf's
 /// `_iqa_ssim` loop for one term), by ONE device thread, written to `*out` (device).
 /// For measuring the alternative to the host fallback ([.bench] in tests/check/ssim.cpp):
 /// exact, but one dependent double addition per term.
 void launch_sequential_sum(const double* map, std::size_t n, double* out, cudaStream_t stream);
-
-/// Resident blocks of the accumulating kernel on the current device (for grid_cap).
-int ssim_scale_grid_cap();
 
 } // namespace vmaf_cuda::cuda::iqa

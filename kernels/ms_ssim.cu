@@ -48,9 +48,7 @@ MsSsimKernel::MsSsimKernel(unsigned w, unsigned h, unsigned bpc, const ref::Floa
     }
     slot_doubles_ = terms;
     images_ = DeviceBuffer(img * sizeof(float));
-    hsum_ = DeviceBuffer(5 * std::size_t(vw_[0]) * sh_[0] * sizeof(float));
     terms_ = DeviceBuffer(std::size_t(slots) * terms * sizeof(double));
-    grid_cap_ = iqa::ssim_scale_grid_cap();
 }
 
 double* MsSsimKernel::term_map(unsigned slot, int scale, int which) const {
@@ -77,10 +75,10 @@ void MsSsimKernel::enqueue(const DevicePlane& ref, const DevicePlane& dis, void*
                              img_ref(k), img_dis(k), stream);
     MsSsimAccum* acc = static_cast<MsSsimAccum*>(d_accum);
     for (int k = 0; k < ref::kMsSsimScales; ++k) {
-        const iqa::ScaleBuffers buf{hsum_.get<float>(), term_map(slot, k, 0), term_map(slot, k, 1),
+        const iqa::ScaleBuffers buf{term_map(slot, k, 0), term_map(slot, k, 1),
                                     term_map(slot, k, 2)};
         iqa::launch_ssim_scale(img_ref(k), img_dis(k), sw_[k], sh_[k], buf, &acc->scale[k],
-                               grid_cap_, stream);
+                               stream);
     }
     ++seq_;
 }

@@ -22,7 +22,7 @@
 /// frames), to 4K 0 of 12 (0.69 expected, ~6% of frames). Scale 0 dominates. The
 /// fallback then copies only the undecided sums' maps (16 MB per map at 1080p, 66 MB at 4K).
 /// Device memory: the term maps take 3 x 8 bytes x ~1.33 x (w - 10)(h - 10) per slot
-/// (65 MB at 1080p, 262 MB at 4K), plus the images and the convolution scratch.
+/// (65 MB at 1080p, 262 MB at 4K), plus the images.
 
 #include <cuda_runtime.h>
 
@@ -40,8 +40,8 @@ namespace vmaf_cuda::cuda {
 /// float_ms_ssim device stage for one frame size, bit depth and option set.
 class MsSsimKernel {
 public:
-    /// Allocates every device buffer once (five scales of float images, the convolution
-    /// scratch, `slots` sets of term maps; device_bytes() tells the total).
+    /// Allocates every device buffer once (five scales of float images and `slots` sets
+    /// of term maps; device_bytes() tells the total).
     /// \param w, h luma size, >= ref::float_ms_ssim_min_size() (176) and <= 32768.
     /// \param bpc 8, 10, 12 or 16.
     /// \param slots term-map slots, >= 1 (see SsimKernel).
@@ -90,7 +90,7 @@ public:
     int scale_width(int k) const { return sw_[k]; }
     int scale_height(int k) const { return sh_[k]; }
     unsigned slots() const { return slots_; }
-    std::size_t device_bytes() const { return images_.bytes() + hsum_.bytes() + terms_.bytes(); }
+    std::size_t device_bytes() const { return images_.bytes() + terms_.bytes(); }
 
 private:
     void copy_map(const MsSsimAccum& acc, int scale, int which, std::vector<double>& out) const;
@@ -98,14 +98,12 @@ private:
     ref::FloatMsSsimOptions opt_;
     unsigned slots_;
     std::atomic<std::uint64_t> seq_{0};
-    int grid_cap_;
     int sw_[ref::kMsSsimScales], sh_[ref::kMsSsimScales]; // image sizes
     int vw_[ref::kMsSsimScales], vh_[ref::kMsSsimScales]; // valid regions
     std::size_t img_off_[ref::kMsSsimScales];  // float offset of scale k's ref image
     std::size_t term_off_[ref::kMsSsimScales]; // double offset of scale k's maps in a slot
     std::size_t slot_doubles_;                 // doubles per slot
     DeviceBuffer images_; // per scale: ref then dis
-    DeviceBuffer hsum_;   // 5 x (w - 10) x h floats (scale 0, reused by the others)
     DeviceBuffer terms_;  // slots x per scale {l, c, s}
     double* term_map(unsigned slot, int scale, int which) const;
 };

@@ -49,9 +49,7 @@ SsimKernel::SsimKernel(unsigned w, unsigned h, unsigned bpc, const ref::FloatSsi
     vh_ = sh_ - ref::kIqaGaussianLen + 1;
     const std::size_t img = std::size_t(sw_) * sh_;
     images_ = DeviceBuffer(2 * img * sizeof(float));
-    hsum_ = DeviceBuffer(5 * positive_area(vw_, sh_) * sizeof(float));
     terms_ = DeviceBuffer(std::size_t(slots) * 3 * positive_area(vw_, vh_) * sizeof(double));
-    grid_cap_ = iqa::ssim_scale_grid_cap();
 }
 
 double* SsimKernel::term_map(unsigned slot, int which) const {
@@ -77,10 +75,9 @@ void SsimKernel::enqueue(const DevicePlane& ref, const DevicePlane& dis, void* d
     } else {
         iqa::launch_to_float(ref, dis, img_ref, img_dis, stream);
     }
-    const iqa::ScaleBuffers buf{hsum_.get<float>(), term_map(slot, 0), term_map(slot, 1),
-                                term_map(slot, 2)};
+    const iqa::ScaleBuffers buf{term_map(slot, 0), term_map(slot, 1), term_map(slot, 2)};
     iqa::launch_ssim_scale(img_ref, img_dis, sw_, sh_, buf,
-                           &static_cast<SsimAccum*>(d_accum)->scale, grid_cap_, stream);
+                           &static_cast<SsimAccum*>(d_accum)->scale, stream);
     ++seq_;
 }
 

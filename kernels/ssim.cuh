@@ -5,14 +5,14 @@
 /// reference/ssim.h): per frame it writes an SsimAccum (ssim_accum.h) from which
 /// cuda::float_ssim_finish() on the host gives exactly ref::float_ssim()'s outputs.
 ///
-/// Work per frame (four launches on the caller's stream, no host synchronisation):
+/// Work per frame (three launches on the caller's stream, no host synchronisation):
 ///   1. accumulator init (zero, valid size, frame number);
 ///   2. float conversion of both luma planes (ref::iqa_picture_to_float), fused with
 ///      float_ssim's box decimation when scale > 1 (ref::float_ssim_prepare; the device
 ///      decimates out of place, which equals libvmaf's in-place decimation for every
 ///      size the constructor accepts, see iqa::decimate_in_place_safe);
-///   3. horizontal pass of the five 11-tap Gaussian convolutions;
-///   4. vertical pass, per-pixel l, c, s (written to the slot's term maps), and the exact
+///   3. the five 11-tap Gaussian convolutions (horizontal then vertical pass, per tile in
+///      shared memory), per-pixel l, c, s (written to the slot's term maps), and the exact
 ///      fixed-point sums of ssim, l, c, s and of their absolute values.
 ///
 /// Term maps and slots: the l, c, s maps (doubles, valid region (w' - 10) x (h' - 10) of
@@ -40,7 +40,7 @@ namespace vmaf_cuda::cuda {
 /// float_ssim device stage for one frame size, bit depth and option set.
 class SsimKernel {
 public:
-    /// Allocates every device buffer once: the float images, the convolution scratch and
+    /// Allocates every device buffer once: the float images and
     /// `slots` sets of term maps (device_bytes() tells the total).
     /// \param w, h luma size in samples, >= 1.
     /// \param bpc 8, 10, 12 or 16 (libvmaf's picture_copy).
@@ -59,7 +59,7 @@ public:
     /// Enqueues one frame on `stream`; writes the SsimAccum at `d_accum` (device memory,
     /// 8-byte aligned, accum_bytes()). `ref`, `dis`: this object's size and bpc (any step,
     /// shift, pitch), valid until the stream reaches this work. Two enqueues of one object
-    /// must be ordered (one stream): they share the scratch buffers.
+    /// must be ordered (one stream): they share the float images.
     /// \throws CudaError on a launch failure or mismatched planes.
     void enqueue(const DevicePlane& ref, const DevicePlane& dis, void* d_accum,
                  cudaStream_t stream);
@@ -89,7 +89,7 @@ public:
     int image_width() const { return sw_; }
     int image_height() const { return sh_; }
     unsigned slots() const { return slots_; }
-    std::size_t device_bytes() const { return images_.bytes() + hsum_.bytes() + terms_.bytes(); }
+    std::size_t device_bytes() const { return images_.bytes() + terms_.bytes(); }
 
 private:
     unsigned w_, h_, bpc_;
@@ -99,9 +99,7 @@ private:
     int vw_, vh_;   // valid region
     unsigned slots_;
     std::atomic<std::uint64_t> seq_{0}; // frames enqueued
-    int grid_cap_;
     DeviceBuffer images_;   // ref, dis: sw x sh floats each
-    DeviceBuffer hsum_;     // 5 x (sw - 10) x sh floats
     DeviceBuffer terms_;    // slots x {l, c, s} x vw x vh doubles
     double* term_map(unsigned slot, int which) const;
 };
