@@ -3,16 +3,21 @@
 #
 # Adds the vmaf_cuda filter to an FFmpeg source tree of your own.
 #
-#   patches/apply.sh [--files-only] FFMPEG_SRC
+#   patches/apply.sh [--files-only] [--no-sched] FFMPEG_SRC
 #
 # Reads the tree's version (its RELEASE or VERSION file), applies the wiring patch of
 # that version (patches/ffmpeg-X.Y.patch: configure's --enable-libvmafcuda, the
-# libavfilter/Makefile line, the allfilters.c entry) and copies the filter source
-# (filter/) into libavfilter/. Running it again on a patched tree only refreshes the
-# filter source. Supported: FFmpeg 9.0, 8.1 and 7.1; any other version is refused.
+# libavfilter/Makefile line, the allfilters.c entry) and the scheduler patch
+# (patches/ffmpeg-X.Y-sched.patch: fftools lets every input a filter graph waits on
+# run, so the two decoders of a vmaf_cuda graph decode side by side instead of taking
+# turns), and copies the filter source (filter/) into libavfilter/. Running it again on
+# a patched tree only refreshes the filter source. Supported: FFmpeg 9.0, 8.1 and 7.1;
+# any other version is refused.
 #
 # --files-only   only copy the filter source (files that changed), no version check
 #                and no patch (patches/build-ffmpeg.sh uses this after patching)
+# --no-sched     leave fftools as it is (the filter works the same; a graph with two
+#                4K HEVC decoders then runs at about 0.9 of their decode-only rate)
 #
 # Then build FFmpeg with your own flags plus these, vmaf_cuda being installed where
 # pkg-config finds it (meson install; PKG_CONFIG_PATH=PREFIX/lib/<arch>/pkgconfig):
@@ -32,16 +37,18 @@ die() { echo "apply.sh: error: $*" >&2; exit 1; }
 log() { echo "apply.sh: $*" >&2; }
 
 files_only=0
+sched=1
 src=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --files-only) files_only=1; shift ;;
-    -h|--help) sed -n '4,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-sched) sched=0; shift ;;
+    -h|--help) sed -n '4,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$src" ] || die "one FFMPEG_SRC only"; src="$1"; shift ;;
     esac
 done
-[ -n "$src" ] || die "usage: patches/apply.sh [--files-only] FFMPEG_SRC"
+[ -n "$src" ] || die "usage: patches/apply.sh [--files-only] [--no-sched] FFMPEG_SRC"
 [ -d "$src" ] || die "'$src' is not a folder"
 [ -f "$src/libavfilter/allfilters.c" ] && [ -f "$src/configure" ] ||
     die "'$src' is not an FFmpeg source tree (no configure or libavfilter/allfilters.c)"
@@ -103,6 +110,19 @@ else
     patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$patch_file" ||
         die "$(basename "$patch_file") failed to apply to '$src'"
     log "applied $(basename "$patch_file") to FFmpeg $release"
+fi
+if [ "$sched" = 1 ]; then
+    sched_file="$script_dir/ffmpeg-$major_minor-sched.patch"
+    [ -f "$sched_file" ] || die "missing $sched_file"
+    if grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
+        log "fftools already has the scheduler change"
+    else
+        patch -d "$src" -p1 --forward --dry-run --silent < "$sched_file" > /dev/null ||
+            die "$(basename "$sched_file") does not apply to '$src' (FFmpeg $release; a modified fftools?); --no-sched skips it"
+        patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$sched_file" ||
+            die "$(basename "$sched_file") failed to apply to '$src'"
+        log "applied $(basename "$sched_file") to FFmpeg $release"
+    fi
 fi
 copy_filter_files
 log "done: configure FFmpeg with --enable-libvmafcuda --pkg-config-flags=--static (see --help)"

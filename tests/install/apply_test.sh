@@ -19,12 +19,16 @@ check() { # name, condition result
 release=$(head -n 1 "$src/RELEASE")
 mm=$(echo "$release" | sed -E 's/^([0-9]+)\.([0-9]+).*/\1.\2/')
 patch_file="$repo/patches/ffmpeg-$mm.patch"
+sched_file="$repo/patches/ffmpeg-$mm-sched.patch"
+sched_files="fftools/ffmpeg_filter.c fftools/ffmpeg_sched.c fftools/ffmpeg_sched.h"
 
 mk_tree() { # dir: copy of the wired files of $src, un-patched
-    mkdir -p "$1/libavfilter"
+    mkdir -p "$1/libavfilter" "$1/fftools"
     cp "$src/configure" "$src/RELEASE" "$1/"
     cp "$src/libavfilter/Makefile" "$src/libavfilter/allfilters.c" "$1/libavfilter/"
+    for f in $sched_files; do cp "$src/$f" "$1/$f"; done
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$patch_file"
+    patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$sched_file"
 }
 t="$work/tree"
 mk_tree "$t"
@@ -37,13 +41,22 @@ for f in configure libavfilter/Makefile libavfilter/allfilters.c libavfilter/vf_
          libavfilter/vmaf_cuda_picture.h libavfilter/vmaf_cuda_live.c \
          libavfilter/vmaf_cuda_live_log.c libavfilter/vmaf_cuda_live.h libavfilter/vmaf_cuda_live_ff.c \
          libavfilter/vmaf_cuda_live_ff.h libavfilter/vmaf_cuda_filter.h libavfilter/vmaf_cuda_ladder.c \
-         libavfilter/vf_vmaf_cuda_compat.h; do
+         libavfilter/vf_vmaf_cuda_compat.h $sched_files; do
     cmp -s "$t/$f" "$src/$f"; check "$f equals build-ffmpeg.sh's tree" $?
 done
-before=$(cat "$t/configure" "$t/libavfilter/"* | sha256sum)
+grep -q sch_filter_want_inputs "$t/fftools/ffmpeg_sched.c"; check "the scheduler patch is in" $?
+before=$(cat "$t/configure" "$t/libavfilter/"* "$t/fftools/"* | sha256sum)
 out=$(bash "$repo/patches/apply.sh" "$t" 2>&1); rc=$?
-after=$(cat "$t/configure" "$t/libavfilter/"* | sha256sum)
+after=$(cat "$t/configure" "$t/libavfilter/"* "$t/fftools/"* | sha256sum)
 [ $rc = 0 ] && [ "$before" = "$after" ] && echo "$out" | grep -q "already has"; check "a second run changes nothing" $?
+
+n="$work/nosched"
+mk_tree "$n"
+pristine=$(cat "$n/fftools/"* | sha256sum)
+out=$(bash "$repo/patches/apply.sh" --no-sched "$n" 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(cat "$n/fftools/"* | sha256sum)" = "$pristine" ] &&
+    cmp -s "$n/libavfilter/allfilters.c" "$src/libavfilter/allfilters.c"
+check "--no-sched wires the filter and leaves fftools untouched" $?
 
 u="$work/old"
 mk_tree "$u"
