@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --files-only) files_only=1; shift ;;
     --no-sched) sched=0; shift ;;
-    -h|--help) sed -n '4,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '4,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$src" ] || die "one FFMPEG_SRC only"; src="$1"; shift ;;
     esac
@@ -90,6 +90,21 @@ case " $supported " in
 *) die "FFmpeg $release is not supported (supported: ${supported// /, }); use a release of one of these" ;;
 esac
 [ -f "$patch_file" ] || die "missing $patch_file"
+sched_file="$script_dir/ffmpeg-$major_minor-sched.patch"
+sched_needed=0
+if [ "$sched" = 1 ]; then
+    [ -f "$sched_file" ] || die "missing $sched_file"
+    if grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
+        log "fftools already has the scheduler change"
+    else
+        # checked before anything is patched, so a refusal leaves the tree as it was
+        patch -d "$src" -p1 --forward --dry-run --silent < "$sched_file" > /dev/null ||
+            die "$(basename "$sched_file") does not apply to '$src' (FFmpeg $release; a modified fftools?); nothing was changed; --no-sched skips it"
+        sched_needed=1
+    fi
+elif grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
+    log "--no-sched: fftools already has the scheduler change and keeps it (take fftools from a pristine tree to drop it)"
+fi
 
 if grep -q 'ff_vf_vmaf_cuda' "$src/libavfilter/allfilters.c"; then
     log "FFmpeg $release already has the vmaf_cuda wiring; refreshing the filter source"
@@ -111,18 +126,10 @@ else
         die "$(basename "$patch_file") failed to apply to '$src'"
     log "applied $(basename "$patch_file") to FFmpeg $release"
 fi
-if [ "$sched" = 1 ]; then
-    sched_file="$script_dir/ffmpeg-$major_minor-sched.patch"
-    [ -f "$sched_file" ] || die "missing $sched_file"
-    if grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
-        log "fftools already has the scheduler change"
-    else
-        patch -d "$src" -p1 --forward --dry-run --silent < "$sched_file" > /dev/null ||
-            die "$(basename "$sched_file") does not apply to '$src' (FFmpeg $release; a modified fftools?); --no-sched skips it"
-        patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$sched_file" ||
-            die "$(basename "$sched_file") failed to apply to '$src'"
-        log "applied $(basename "$sched_file") to FFmpeg $release"
-    fi
+if [ "$sched_needed" = 1 ]; then
+    patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$sched_file" ||
+        die "$(basename "$sched_file") failed to apply to '$src'"
+    log "applied $(basename "$sched_file") to FFmpeg $release"
 fi
 copy_filter_files
 log "done: configure FFmpeg with --enable-libvmafcuda --pkg-config-flags=--static (see --help)"

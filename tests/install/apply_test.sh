@@ -58,6 +58,19 @@ out=$(bash "$repo/patches/apply.sh" --no-sched "$n" 2>&1); rc=$?
     cmp -s "$n/libavfilter/allfilters.c" "$src/libavfilter/allfilters.c"
 check "--no-sched wires the filter and leaves fftools untouched" $?
 
+m="$work/modified"
+mk_tree "$m"
+sed -i 's/^static int choose_input(/static int choose_input_local(/' "$m/fftools/ffmpeg_filter.c"
+before=$(cat "$m/configure" "$m/libavfilter/"* "$m/fftools/"* | sha256sum)
+out=$(bash "$repo/patches/apply.sh" "$m" 2>&1); rc=$?
+echo "     $out"
+[ $rc != 0 ] && echo "$out" | grep -q "ffmpeg-$mm-sched.patch does not apply.*nothing was changed; --no-sched skips it" &&
+    [ "$(cat "$m/configure" "$m/libavfilter/"* "$m/fftools/"* | sha256sum)" = "$before" ]
+check "a modified fftools: refused before anything is patched" $?
+out=$(bash "$repo/patches/apply.sh" --no-sched "$m" 2>&1); rc=$?
+[ $rc = 0 ] && cmp -s "$m/libavfilter/vf_vmaf_cuda.c" "$src/libavfilter/vf_vmaf_cuda.c"
+check "then --no-sched wires the filter" $?
+
 u="$work/old"
 mk_tree "$u"
 echo "6.1.2" > "$u/RELEASE"
