@@ -92,9 +92,11 @@ esac
 [ -f "$patch_file" ] || die "missing $patch_file"
 sched_file="$script_dir/ffmpeg-$major_minor-sched.patch"
 sched_needed=0
+has_sched=0
+grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null && has_sched=1
 if [ "$sched" = 1 ]; then
     [ -f "$sched_file" ] || die "missing $sched_file"
-    if grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
+    if [ "$has_sched" = 1 ]; then
         log "fftools already has the scheduler change"
     else
         # checked before anything is patched, so a refusal leaves the tree as it was
@@ -102,7 +104,7 @@ if [ "$sched" = 1 ]; then
             die "$(basename "$sched_file") does not apply to '$src' (FFmpeg $release; a modified fftools?); nothing was changed; --no-sched skips it"
         sched_needed=1
     fi
-elif grep -q 'sch_filter_want_inputs' "$src/fftools/ffmpeg_sched.c" 2>/dev/null; then
+elif [ "$has_sched" = 1 ]; then
     log "--no-sched: fftools already has the scheduler change and keeps it (take fftools from a pristine tree to drop it)"
 fi
 
