@@ -172,6 +172,28 @@ __device__ __forceinline__ int reflect(int x, int n) {
     if (x < 0) x += m;
     return x < n ? x : m - x;
 }
+
+/// s + (double)f rounded to nearest, the same double as __dadd_rn(s, double(f)) for every
+/// finite float f (normal, subnormal, either zero), without the float-to-double
+/// conversion instruction (F2F.F64.F32, a quarter of the FP64 rate on sm_90, the limit
+/// of the SSIM convolutions). The float's bits moved into a double's place (sign kept,
+/// exponent field not rebiased) are the double f * 2^-896 exactly: a float exponent e
+/// becomes the double exponent field e, and a subnormal float's mantissa becomes the
+/// same subnormal double's. One fused multiply-add by 2^896 then forms f + s exactly
+/// and rounds once. Two integer operations and a DFMA instead of F2F + DADD. f must not
+/// be an infinity or NaN (it would be taken as a finite number).
+__device__ __forceinline__ double dadd_float_rn(double s, float f) {
+    const unsigned b = __float_as_uint(f);
+    const unsigned hi = static_cast<unsigned>(static_cast<int>(b) >> 3) & 0x8fffffffu;
+    return __fma_rn(__hiloint2double(static_cast<int>(hi), static_cast<int>(b << 29)), 0x1p896, s);
+}
+
+/// dadd_float_rn for f with its sign bit clear (+0 or positive: products of squares by
+/// positive taps): one shift less.
+__device__ __forceinline__ double dadd_nonneg_float_rn(double s, float f) {
+    const unsigned b = __float_as_uint(f);
+    return __fma_rn(__hiloint2double(static_cast<int>(b >> 3), static_cast<int>(b << 29)), 0x1p896, s);
+}
 #endif
 
 /// A non-blocking stream of the device's greatest priority, for chains of small

@@ -76,8 +76,8 @@ __global__ void decimate_kernel(Src a, Src b, int w, int h, int factor, Taps2d t
         const int Y = sym(cy + v, h);
         for (int u = -uc; u <= uc - k_even; ++u, ++k) {
             const int X = sym(cx + u, w);
-            sa = __dadd_rn(sa, double(__fmul_rn(a(X, Y), taps.k[k])));
-            sb = __dadd_rn(sb, double(__fmul_rn(b(X, Y), taps.k[k])));
+            sa = dadd_float_rn(sa, __fmul_rn(a(X, Y), taps.k[k]));
+            sb = dadd_float_rn(sb, __fmul_rn(b(X, Y), taps.k[k]));
         }
     }
     const std::size_t o = std::size_t(y) * sw + x;
@@ -119,8 +119,8 @@ decimate_tiled_kernel(const float* a, const float* b, int w, int h, Taps2d taps,
 #pragma unroll
         for (int u = 0; u < LEN; ++u) {
             const float t = taps.k[v * LEN + u];
-            sa = __dadd_rn(sa, double(__fmul_rn(ta[r0 + v][c0 + u], t)));
-            sb = __dadd_rn(sb, double(__fmul_rn(tb[r0 + v][c0 + u], t)));
+            sa = dadd_float_rn(sa, __fmul_rn(ta[r0 + v][c0 + u], t));
+            sb = dadd_float_rn(sb, __fmul_rn(tb[r0 + v][c0 + u], t));
         }
     const std::size_t o = std::size_t(y) * sw + x;
     oa[o] = __double2float_rn(sa);
@@ -209,11 +209,11 @@ ssim_fused_kernel(const float* ref, const float* dis, int w, int vw, int vh, int
 #pragma unroll
             for (int u = 0; u < kGauss; ++u) {
                 const float a = rr[u], b = dr[u], t = g.g[u];
-                s0 = __dadd_rn(s0, double(__fmul_rn(a, t)));
-                s1 = __dadd_rn(s1, double(__fmul_rn(b, t)));
-                s2 = __dadd_rn(s2, double(__fmul_rn(__fmul_rn(a, a), t)));
-                s3 = __dadd_rn(s3, double(__fmul_rn(__fmul_rn(b, b), t)));
-                s4 = __dadd_rn(s4, double(__fmul_rn(__fmul_rn(a, b), t)));
+                s0 = dadd_float_rn(s0, __fmul_rn(a, t));
+                s1 = dadd_float_rn(s1, __fmul_rn(b, t));
+                s2 = dadd_nonneg_float_rn(s2, __fmul_rn(__fmul_rn(a, a), t));
+                s3 = dadd_nonneg_float_rn(s3, __fmul_rn(__fmul_rn(b, b), t));
+                s4 = dadd_float_rn(s4, __fmul_rn(__fmul_rn(a, b), t));
             }
             const int o = r * kSsimTileX + tx;
             s_h[o] = __double2float_rn(s0);
@@ -235,11 +235,11 @@ ssim_fused_kernel(const float* ref, const float* dis, int w, int vw, int vh, int
             for (int v = 0; v < kGauss; ++v) {
                 const float t = g.g[v];
                 const int o = v * kSsimTileX;
-                v0 = __dadd_rn(v0, double(__fmul_rn(col[o], t)));
-                v1 = __dadd_rn(v1, double(__fmul_rn(col[plane + o], t)));
-                v2 = __dadd_rn(v2, double(__fmul_rn(col[2 * plane + o], t)));
-                v3 = __dadd_rn(v3, double(__fmul_rn(col[3 * plane + o], t)));
-                v4 = __dadd_rn(v4, double(__fmul_rn(col[4 * plane + o], t)));
+                v0 = dadd_float_rn(v0, __fmul_rn(col[o], t));
+                v1 = dadd_float_rn(v1, __fmul_rn(col[plane + o], t));
+                v2 = dadd_nonneg_float_rn(v2, __fmul_rn(col[2 * plane + o], t));
+                v3 = dadd_nonneg_float_rn(v3, __fmul_rn(col[3 * plane + o], t));
+                v4 = dadd_float_rn(v4, __fmul_rn(col[4 * plane + o], t));
             }
             const float mu1 = __double2float_rn(v0), mu2 = __double2float_rn(v1);
             const float ref_sq = __double2float_rn(v2), cmp_sq = __double2float_rn(v3);

@@ -32,7 +32,29 @@ __global__ void de00_kernel(unsigned bpc, const float* v, float* out, std::size_
     out[i] = vmaf_cuda::cuda::ciede_de00(bpc, s[0], s[1], s[2], s[3], s[4], s[5]);
 }
 
+__global__ void dadd_float_kernel(bool nonneg, const double* s, const float* f, double* fast,
+                                  double* plain, std::size_t n) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fast[i] = nonneg ? vmaf_cuda::cuda::dadd_nonneg_float_rn(s[i], f[i])
+                     : vmaf_cuda::cuda::dadd_float_rn(s[i], f[i]);
+    plain[i] = __dadd_rn(s[i], double(f[i]));
+}
+
 } // namespace
+
+void dadd_float_on_device(bool nonneg, const double* s, const float* f, double* fast, double* plain,
+                          std::size_t n) {
+    using vmaf_cuda::cuda::DeviceBuffer;
+    DeviceBuffer ds(n * 8), df(n * 4), dfast(n * 8), dplain(n * 8);
+    VMAF_CUDA_CHECK(cudaMemcpy(ds.get(), s, n * 8, cudaMemcpyHostToDevice));
+    VMAF_CUDA_CHECK(cudaMemcpy(df.get(), f, n * 4, cudaMemcpyHostToDevice));
+    dadd_float_kernel<<<unsigned((n + 255) / 256), 256>>>(nonneg, ds.get<double>(), df.get<float>(),
+                                                         dfast.get<double>(), dplain.get<double>(), n);
+    VMAF_CUDA_CHECK_LAUNCH();
+    VMAF_CUDA_CHECK(cudaMemcpy(fast, dfast.get(), n * 8, cudaMemcpyDeviceToHost));
+    VMAF_CUDA_CHECK(cudaMemcpy(plain, dplain.get(), n * 8, cudaMemcpyDeviceToHost));
+}
 
 void glibc_math_on_device(GlibcFn fn, const double* x, const double* y, double* out, std::size_t n) {
     using vmaf_cuda::cuda::DeviceBuffer;

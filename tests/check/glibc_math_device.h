@@ -17,4 +17,9 @@ void glibc_math_on_device(GlibcFn fn, const double* x, const double* y, double* 
 /// ciede_pixel.cuh's ciede_de00 on the device: `out[i]` for the six samples v[6 * i ...].
 void ciede_de00_on_device(unsigned bpc, const float* v, float* out, std::size_t n);
 
+/// cuda_common.cuh's dadd_float_rn (nonneg = false) or dadd_nonneg_float_rn (true) next to
+/// __dadd_rn(s, double(f)) on the device: `fast[i]`, `plain[i]` for s[i], f[i].
+void dadd_float_on_device(bool nonneg, const double* s, const float* f, double* fast, double* plain,
+                          std::size_t n);
+
 } // namespace vmaf_cuda_test

@@ -16,18 +16,22 @@
 //     component: step 2).
 // On failure: the base seed (VMAF_CHECK_SEED), the combination and its seed, and the first
 // mismatch (stage, scale, x, y, both values). "[.bench]": time per frame at 1080p and 4K.
+// Also: the conversion-free double add of the convolutions on random floats of every class.
 
 #include "catch.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "check_util.h"
+#include "glibc_math_device.h"
 #include "iqa.cuh"
 #include "iqa.h"
 #include "ms_ssim.cuh"
@@ -477,4 +481,46 @@ TEST_CASE("float_ssim / float_ms_ssim: kernel time per frame", "[.bench][ssim][m
                     ks.device_bytes() / 1048576.0, km.device_bytes() / 1048576.0);
     }
     SUCCEED();
+}
+
+// The convolutions' s + (double)(float product) without the conversion instruction
+// (cuda_common.cuh dadd_float_rn / dadd_nonneg_float_rn): the same double as
+// __dadd_rn(s, double(f)) for random finite floats of every exponent (subnormals and both
+// zeros included), against sums of every size, of either sign, and sums that cancel f.
+TEST_CASE("float_ssim / float_ms_ssim: dadd_float_rn equals the converting double add", "[ssim][ms_ssim][gpu]") {
+    const std::uint64_t seed = check_seed();
+    std::mt19937_64 rng(seed);
+    constexpr std::size_t kN = 1 << 20;
+    std::vector<double> s(kN), fast(kN), plain(kN);
+    std::vector<float> f(kN);
+    const float special[] = {0.0f, -0.0f, 1.4e-45f, -1.4e-45f, 1.1754942e-38f, 1.17549435e-38f,
+                             -1.17549435e-38f, 3.4028235e38f, -3.4028235e38f, 1.0f, 0.5f, 255.0f};
+    for (bool nonneg : {false, true}) {
+        for (std::size_t i = 0; i < kN; ++i) {
+            std::uint32_t b;
+            if (i < std::size(special)) {
+                std::memcpy(&b, &special[i], 4);
+            } else {
+                do b = static_cast<std::uint32_t>(rng()); while (((b >> 23) & 0xffu) == 0xffu);
+                if ((rng() & 7) == 0) b &= 0x807fffffu; // a subnormal (or zero) of either sign
+            }
+            if (nonneg) b &= 0x7fffffffu;
+            std::memcpy(&f[i], &b, 4);
+            switch (rng() % 4) {
+            case 0: s[i] = 0.0; break;
+            case 1: s[i] = -double(f[i]) * (1.0 + std::ldexp(double(rng() % 64), -40)); break; // cancels
+            case 2: { std::uint64_t d; do d = rng(); while (((d >> 52) & 0x7ffu) == 0x7ffu); std::memcpy(&s[i], &d, 8); break; }
+            default: s[i] = std::ldexp(double(rng() % 1000000) - 500000.0, int(rng() % 200) - 100); break;
+            }
+            if (!std::isfinite(s[i])) s[i] = 1.0;
+        }
+        dadd_float_on_device(nonneg, s.data(), f.data(), fast.data(), plain.data(), kN);
+        std::size_t bad = 0, first = kN;
+        for (std::size_t i = 0; i < kN; ++i)
+            if (std::memcmp(&fast[i], &plain[i], 8) != 0 && bad++ == 0) first = i;
+        INFO("seed " << seed << (nonneg ? " (nonneg)" : " (signed)") << ": " << bad << " of " << kN
+             << " differ; first s=" << (first < kN ? s[first] : 0.0) << " f=" << (first < kN ? f[first] : 0.0f)
+             << " fast=" << (first < kN ? fast[first] : 0.0) << " plain=" << (first < kN ? plain[first] : 0.0));
+        CHECK(bad == 0);
+    }
 }
