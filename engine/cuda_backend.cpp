@@ -118,12 +118,20 @@ public:
         // `history` later read it as a previous picture.
         owned_ = lanes + 1 + plan_.history;
         ring_ = std::max(cfg_.frames_in_flight + 2, owned_ + 2);
-        // Long host finishes run on workers, several frames at once: keep enough in flight.
-        for (const FeatureInstance* f : plan_.features)
-            if (f->heavy_host_finish()) hint_ = kHeavyInFlight;
-        ring_ = std::max(ring_, hint_ + 2);
+        // Long host finishes run on workers, several frames at once: keep enough in flight
+        // (kHeavyInFlight, or kDeepInFlight where the device has the memory: below).
+        bool heavy = false;
+        for (const FeatureInstance* f : plan_.features) heavy = heavy || f->heavy_host_finish();
+        const unsigned base_ring = ring_;
         GpuContext ctx;
-        ctx.slots = (ring_ + lanes - 1) / lanes + 1;
+        auto set_depth = [&](unsigned depth) {
+            hint_ = depth;
+            ring_ = std::max(base_ring, hint_ + 2);
+            ctx.slots = (ring_ + lanes - 1) / lanes + 1;
+        };
+        set_depth(heavy ? kHeavyInFlight : 0);
+        std::size_t free_before = 0, total = 0;
+        if (heavy) VMAF_CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
         const std::size_t n_streams = std::clamp<std::size_t>(plan_.features.size(), 1, 4);
         lanes_.resize(lanes);
         for (Lane& l : lanes_) {
@@ -131,10 +139,35 @@ public:
             l.join.resize(n_streams);
             for (auto& st : l.stream) VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
             for (auto& e : l.join) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-            for (const FeatureInstance* f : plan_.features) {
-                auto st = f->gpu(ctx);
-                if (!st) throw Error(VMAF_CUDA_ENODEV, f->gpu_refusal());
-                l.stages.push_back(std::move(st));
+        }
+        auto make_stages = [&]() {
+            for (Lane& l : lanes_)
+                for (const FeatureInstance* f : plan_.features) {
+                    auto st = f->gpu(ctx);
+                    if (!st) throw Error(VMAF_CUDA_ENODEV, f->gpu_refusal());
+                    l.stages.push_back(std::move(st));
+                }
+        };
+        make_stages();
+        if (heavy) {
+            // The frames' per-slot buffers (term maps, c-values) are most of what the stages
+            // took. A deeper pipeline needs about as much again; take it only when a quarter
+            // of the device stays free after it (other sessions, the decoders' surfaces).
+            std::size_t free_after = 0;
+            VMAF_CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
+            const std::size_t used = free_before > free_after ? free_before - free_after : 0;
+            if (free_after > used && free_after - used >= total / 4) {
+                for (Lane& l : lanes_) l.stages.clear();
+                set_depth(kDeepInFlight);
+                try {
+                    make_stages();
+                } catch (const CudaError& e) { // taken meanwhile (another session): stay at 16
+                    if (e.code != cudaErrorMemoryAllocation) throw;
+                    cudaGetLastError();
+                    for (Lane& l : lanes_) l.stages.clear();
+                    set_depth(kHeavyInFlight);
+                    make_stages();
+                }
             }
         }
         auto align = [](std::size_t v) { return (v + 255) & ~std::size_t(255); };
@@ -570,7 +603,10 @@ private:
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
     std::deque<std::unique_ptr<Pending>> queue_;
-    static constexpr unsigned kHeavyInFlight = 16;
+    /// Frames in flight with a long host finish (CAMBI's quick-select, SpEED's eigenvalues):
+    /// 16, or 32 where the device's memory allows (about twice the per-frame buffers; at 4K
+    /// with float_ms_ssim and cambi 32 reach the NVDEC rate where 16 do not, docs/PERFORMANCE.md).
+    static constexpr unsigned kHeavyInFlight = 16, kDeepInFlight = 32;
     unsigned hint_ = 0;
     // Host finishes (feature.h GpuStage::finish_on_any_thread) run on a few workers.
     std::mutex mu_;
