@@ -115,7 +115,8 @@ def read_log(path):
     try:
         with open(path) as f:
             j = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError) as e:
+        print("note: log %s not read: %s" % (path, e))
         return None
     frames = [fr["metrics"] for fr in j.get("frames", [])]
     pooled = {k: v.get("mean") for k, v in j.get("pooled_metrics", {}).items()}
@@ -201,6 +202,8 @@ def logs_of(wd, run, n):
     """The run's JSON logs in rendition order (b: log_path's %d, 0- or 1-based)."""
     files = glob.glob(os.path.join(wd, "%s_*.json" % run))
     files.sort(key=lambda f: int(re.search(r"_(\d+)\.json$", f).group(1)))
+    if len(files) < n:
+        print("note: run %s wrote %d of its %d logs" % (run, len(files), n))
     return [read_log(f) for f in files[:n]] + [None] * (n - len(files))
 
 
