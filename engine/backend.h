@@ -77,6 +77,9 @@ public:
     virtual unsigned pending() const = 0;
     /// Frames the session should let be in flight at least (0: no preference).
     virtual unsigned in_flight_hint() const { return 0; }
+    /// The most frames that may be pending after a submit (the CUDA backend's readback
+    /// ring less two; no limit on the CPU backend).
+    virtual unsigned capacity() const { return ~0u; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const FramePlan&);

@@ -155,7 +155,11 @@ public:
             // of the device stays free after it (other sessions, the decoders' surfaces).
             std::size_t free_after = 0;
             VMAF_CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
-            const std::size_t used = free_before > free_after ? free_before - free_after : 0;
+            std::size_t used = free_before > free_after ? free_before - free_after : 0;
+            // plus the accumulator ring allocated below, which grows with the depth too
+            std::size_t acc = 0;
+            for (const auto& st : lanes_[0].stages) acc += (std::max<std::size_t>(st->accum_bytes(), 1) + 255) & ~std::size_t(255);
+            used += acc * (kDeepInFlight - kHeavyInFlight);
             if (free_after > used && free_after - used >= total / 4) {
                 for (Lane& l : lanes_) l.stages.clear();
                 set_depth(kDeepInFlight);
@@ -358,6 +362,7 @@ public:
 
     unsigned pending() const override { return unsigned(queue_.size()); }
     unsigned in_flight_hint() const override { return hint_; }
+    unsigned capacity() const override { return ring_ - 2; }
 
 private:
     struct Pending {

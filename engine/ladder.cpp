@@ -6,6 +6,7 @@
 
 #include "api_internal.h"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <map>
@@ -27,7 +28,9 @@ class LadderShare final : public ReferenceShare {
 public:
     LadderShare(const Session& like, std::vector<const FeatureInstance*> features)
         : plan_(std::move(features)), backend_(like.make_backend(plan_)),
-          limit_(std::max(like.in_flight(), 1u)) {}
+          // as deep as the renditions' sessions, but no deeper than the share's own
+          // backend holds (its motion-only plan has no deep pipeline of its own)
+          limit_(std::max(std::min(like.in_flight(), backend_->capacity()), 1u)) {}
 
     const FramePlan& plan() const override { return plan_; }
 

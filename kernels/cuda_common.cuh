@@ -189,7 +189,8 @@ __device__ __forceinline__ double dadd_float_rn(double s, float f) {
 }
 
 /// dadd_float_rn for f with its sign bit clear (+0 or positive: products of squares by
-/// positive taps): one shift less.
+/// positive taps): one shift less. A set sign bit (-0.0f included) gives a wrong sum
+/// (by 2^129 or more): only for values that cannot have it.
 __device__ __forceinline__ double dadd_nonneg_float_rn(double s, float f) {
     const unsigned b = __float_as_uint(f);
     return __fma_rn(__hiloint2double(static_cast<int>(b >> 3), static_cast<int>(b << 29)), 0x1p896, s);

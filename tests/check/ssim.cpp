@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <ios>
 #include <iterator>
 #include <random>
 #include <string>
@@ -498,19 +499,22 @@ TEST_CASE("float_ssim / float_ms_ssim: dadd_float_rn equals the converting doubl
     for (bool nonneg : {false, true}) {
         for (std::size_t i = 0; i < kN; ++i) {
             std::uint32_t b;
-            if (i < std::size(special)) {
-                std::memcpy(&b, &special[i], 4);
+            const std::size_t ns = std::size(special);
+            if (i < 6 * ns) { // each special float against each kind of sum below
+                std::memcpy(&b, &special[i % ns], 4);
             } else {
                 do b = static_cast<std::uint32_t>(rng()); while (((b >> 23) & 0xffu) == 0xffu);
                 if ((rng() & 7) == 0) b &= 0x807fffffu; // a subnormal (or zero) of either sign
             }
             if (nonneg) b &= 0x7fffffffu;
             std::memcpy(&f[i], &b, 4);
-            switch (rng() % 4) {
+            switch (i < 6 * ns ? int(i / ns) : int(rng() % 6)) {
             case 0: s[i] = 0.0; break;
             case 1: s[i] = -double(f[i]) * (1.0 + std::ldexp(double(rng() % 64), -40)); break; // cancels
             case 2: { std::uint64_t d; do d = rng(); while (((d >> 52) & 0x7ffu) == 0x7ffu); std::memcpy(&s[i], &d, 8); break; }
-            default: s[i] = std::ldexp(double(rng() % 1000000) - 500000.0, int(rng() % 200) - 100); break;
+            case 3: s[i] = std::ldexp(double(rng() % 1000000) - 500000.0, int(rng() % 200) - 100); break;
+            case 4: s[i] = std::ldexp(double(rng() % 4096) - 2048.0, -1074); break; // double subnormal
+            default: s[i] = (rng() & 1) ? -0.0 : 0.0; break;
             }
             if (!std::isfinite(s[i])) s[i] = 1.0;
         }
@@ -518,7 +522,7 @@ TEST_CASE("float_ssim / float_ms_ssim: dadd_float_rn equals the converting doubl
         std::size_t bad = 0, first = kN;
         for (std::size_t i = 0; i < kN; ++i)
             if (std::memcmp(&fast[i], &plain[i], 8) != 0 && bad++ == 0) first = i;
-        INFO("seed " << seed << (nonneg ? " (nonneg)" : " (signed)") << ": " << bad << " of " << kN
+        INFO(std::hexfloat << "seed " << seed << (nonneg ? " (nonneg)" : " (signed)") << ": " << bad << " of " << kN
              << " differ; first s=" << (first < kN ? s[first] : 0.0) << " f=" << (first < kN ? f[first] : 0.0f)
              << " fast=" << (first < kN ? fast[first] : 0.0) << " plain=" << (first < kN ? plain[first] : 0.0));
         CHECK(bad == 0);
