@@ -124,6 +124,7 @@ public:
         for (const FeatureInstance* f : plan_.features) heavy = heavy || f->heavy_host_finish();
         const unsigned base_ring = ring_;
         GpuContext ctx;
+        auto align = [](std::size_t v) { return (v + 255) & ~std::size_t(255); };
         auto set_depth = [&](unsigned depth) {
             hint_ = depth;
             ring_ = std::max(base_ring, hint_ + 2);
@@ -158,7 +159,7 @@ public:
             std::size_t used = free_before > free_after ? free_before - free_after : 0;
             // plus the accumulator ring allocated below, which grows with the depth too
             std::size_t acc = 0;
-            for (const auto& st : lanes_[0].stages) acc += (std::max<std::size_t>(st->accum_bytes(), 1) + 255) & ~std::size_t(255);
+            for (const auto& st : lanes_[0].stages) acc += align(std::max<std::size_t>(st->accum_bytes(), 1));
             used += acc * (kDeepInFlight - kHeavyInFlight);
             if (free_after > used && free_after - used >= total / 4) {
                 for (Lane& l : lanes_) l.stages.clear();
@@ -174,7 +175,6 @@ public:
                 }
             }
         }
-        auto align = [](std::size_t v) { return (v + 255) & ~std::size_t(255); };
         for (const auto& st : lanes_[0].stages) {
             layout_.off.push_back(layout_.bytes);
             layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1));
