@@ -67,9 +67,10 @@ fi
 step filter_gpu 400 python3 tests/filter/filter_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
   --workdir "$PWD/.carry/clips"
 # Encoder ladders on NVDEC frames (scale_cuda renditions): each rendition against a
-# separate two-input run; device memory flat over a long run.
+# separate two-input run; device memory flat over a long run (100,000 frames: 20,000 ran
+# in about 3 s on an H200, too few samples of nvidia-smi to judge).
 step ladder_gpu 600 python3 tests/filter/ladder_test.py --gpu --ffmpeg "$B/ffmpeg" --shared "$S" \
-  --workdir "$PWD/.carry/clips" --frames "${LADDER_FRAMES:-20000}"
+  --workdir "$PWD/.carry/clips" --frames "${LADDER_FRAMES:-100000}"
 # vmaf-cuda-batch on NVDEC frames, every GPU of the host (clips made by device-bundle.sh).
 [ -d .carry/batch-clips ] && step batch_gpu 300 python3 tests/batch/batch_test.py --gpu \
   --tool tools/vmaf-cuda-batch --ffmpeg "$B/ffmpeg" --clips "$PWD/.carry/batch-clips"
