@@ -61,6 +61,12 @@ std::string_view feature_alias(std::string_view name);
 /// Model inputs are looked up by this key; logs show feature_alias(key).
 std::string feature_key(std::string_view provided_name, const FeatureSpec& spec);
 
+/// The name libvmaf v3.2.0 gives an extractor instance (fex_ctx_vector.c
+/// feature_extractor_vector_append, via vmaf_feature_name_from_options): the extractor
+/// name plus feature_key's suffix, e.g. "psnr", "cambi_hrs_1080". libvmaf registers one
+/// instance per name: a later one of the same name is dropped with all its options.
+std::string instance_key(const FeatureSpec& spec);
+
 /// Value of `option` for `spec` as the extractor sees it (the given value or the
 /// libvmaf default); booleans are 0/1. E.g. option_value(spec, "adm_enhn_gain_limit").
 /// Throws Error(EINVAL) for an option the extractor does not have.

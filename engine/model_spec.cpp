@@ -209,7 +209,9 @@ std::string_view feature_alias(std::string_view name) {
     return name;
 }
 
-std::string feature_key(std::string_view provided_name, const FeatureSpec& spec) {
+namespace {
+// "_<alias>[_<value>]" per feature-naming option away from its default (feature_name.c).
+std::string naming_suffix(const FeatureSpec& spec) {
     std::string suffix;
     for (const auto& [opt, val] : spec.options) {  // option-name order, as libvmaf sorts
         const OptionInfo* o = find_option(spec.extractor, opt);
@@ -231,9 +233,17 @@ std::string feature_key(std::string_view provided_name, const FeatureSpec& spec)
         suffix += '_';
         suffix += o->type == OptType::integer ? std::to_string(long(v)) : format_g(v);
     }
+    return suffix;
+}
+} // namespace
+
+std::string feature_key(std::string_view provided_name, const FeatureSpec& spec) {
+    const std::string suffix = naming_suffix(spec);
     if (suffix.empty()) return std::string(provided_name);
     return std::string(feature_alias(provided_name)) + suffix;
 }
+
+std::string instance_key(const FeatureSpec& spec) { return spec.extractor + naming_suffix(spec); }
 
 std::string option_text(const FeatureSpec& spec, std::string_view option) {
     const OptionInfo* o = find_option(spec.extractor, option);

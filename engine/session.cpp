@@ -158,11 +158,31 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
         for (std::size_t i = 0; i < specs.size(); ++i)
             models_.push_back(resolve_model(specs[i], i == 0, s.model_search_dir));
     }
+    // One instance per libvmaf instance name (instance_key): as libvmaf v3.2.0 does, a
+    // later spec of the same name is dropped whole, the first one's options kept (e.g.
+    // "psnr" then "psnr=enable_mse=true" writes no mse); options that name the outputs
+    // (cambi_high_res_speedup=1080) make another instance. Said once where options differ.
     std::vector<FeatureSpec> extractors;
+    std::string dropped;
+    auto add_instance = [&](const FeatureSpec& e) {
+        const std::string key = instance_key(e);
+        for (const FeatureSpec& have : extractors) {
+            if (instance_key(have) != key) continue;
+            if (!(have == e)) {
+                std::string opts;
+                for (const auto& [k, v] : e.options) opts += (opts.empty() ? "" : ":") + k + "=" + v;
+                dropped += std::string(dropped.empty() ? "" : "; ") + "feature " + e.extractor +
+                           (opts.empty() ? "" : "=" + opts) + " ignored: an instance named \"" +
+                           key + "\" is already there (libvmaf keeps the first one's options)";
+            }
+            return;
+        }
+        extractors.push_back(e);
+    };
     for (const Model& m : models_)
-        for (const FeatureSpec& e : model_extractors(m)) add_unique(extractors, e);
+        for (const FeatureSpec& e : model_extractors(m)) add_instance(e);
     for (const FeatureSpec& e : parse_feature_string(s.features ? s.features : ""))
-        add_unique(extractors, e);
+        add_instance(e);
     if (extractors.empty())
         throw Error(VMAF_CUDA_EINVAL, "no_prediction without features: nothing to compute");
 
@@ -313,6 +333,7 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     backend_ = make_cpu_backend(bc, plan_);
 #endif
     backend_config_ = bc;
+    if (!dropped.empty()) warning_ = warning_.empty() ? dropped : warning_ + "; " + dropped;
     for (std::size_t i = 0; i < features_.size() && i < 64; ++i)
         if (features_[i]->reference_only()) share_mask_ |= std::uint64_t(1) << i;
     // The CPU backend computes as many frames at once as it has workers: let at least

@@ -664,3 +664,39 @@ TEST_CASE("psnr and ciede with keep_history=0: the same scores, no log", "[golde
         vmaf_cuda_close(vs);
     }
 }
+
+TEST_CASE("a feature given twice: libvmaf's first instance of that name wins, whole",
+          "[golden][psnr][ciede]") {
+    // libvmaf v3.2.0 (fex_ctx_vector.c) registers one extractor instance per
+    // vmaf_feature_name_from_options() name and drops a later one with all its options;
+    // options that do not name outputs (enable_mse, enable_apsnr, enable_chroma) do not
+    // make another instance. The log of the companion golden then still matches.
+    std::size_t seen = 0;
+    for (const GoldenCase& c : golden_cases()) {
+        if (c.name != "testsrc2_320x240_8bit" && c.name != "src01_576x324_3f_10bit") continue;
+        ++seen;
+        const CaseData d = load_case(c);
+        // kFeatures first: the later psnr (other options) and ciede are dropped.
+        const std::string later = std::string(kFeatures) +
+                                  "|name=psnr|name=psnr:enable_chroma=false:enable_mse=false|name=ciede";
+        const VmafCudaSettings s = settings_for(c, later.c_str());
+        compare_golden(d, run_api(d, s, Layout::planar), kKeys);
+        VmafCudaSession* vs = nullptr;
+        char err[512] = "";
+        REQUIRE(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK);
+        const std::string warning = vmaf_cuda_open_warning(vs);
+        vmaf_cuda_close(vs);
+        INFO("warning: " << warning);
+        CHECK(warning.find("feature psnr ignored") != std::string::npos);
+        // (options at their defaults are not repeated: enable_mse=false is psnr's default)
+        CHECK(warning.find("feature psnr=enable_chroma=false ignored") != std::string::npos);
+        CHECK(warning.find("ciede") == std::string::npos); // the same spec again: silent
+        // A plain psnr first: no mse, no apsnr, whatever the later one asks for.
+        const VmafCudaSettings s2 =
+            settings_for(c, "name=psnr|name=psnr:enable_mse=true:enable_apsnr=true|name=ciede");
+        const Run r = run_api(d, s2, Layout::planar);
+        compare_golden(d, r, {"psnr_y", "psnr_cb", "psnr_cr", "ciede2000"}, false);
+        CHECK(r.log.at("aggregate_metrics").empty());
+    }
+    CHECK(seen == 2);
+}
