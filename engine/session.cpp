@@ -163,12 +163,13 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     // "psnr" then "psnr=enable_mse=true" writes no mse); options that name the outputs
     // (cambi_high_res_speedup=1080) make another instance. Said once where options differ.
     std::vector<FeatureSpec> extractors;
+    std::vector<std::string> instance_keys; // instance_key of each of extractors
     std::string dropped;
     auto add_instance = [&](const FeatureSpec& e) {
         const std::string key = instance_key(e);
-        for (const FeatureSpec& have : extractors) {
-            if (instance_key(have) != key) continue;
-            if (!(have == e)) {
+        for (std::size_t i = 0; i < extractors.size(); ++i) {
+            if (instance_keys[i] != key) continue;
+            if (!(extractors[i] == e)) {
                 std::string opts;
                 for (const auto& [k, v] : e.options) opts += (opts.empty() ? "" : ":") + k + "=" + v;
                 dropped += std::string(dropped.empty() ? "" : "; ") + "feature " + e.extractor +
@@ -178,6 +179,7 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
             return;
         }
         extractors.push_back(e);
+        instance_keys.push_back(key);
     };
     for (const Model& m : models_)
         for (const FeatureSpec& e : model_extractors(m)) add_instance(e);
