@@ -5,7 +5,8 @@
 /// ref::vif_accumulate() produces (libvmaf v3.2.0 integer_vif.c, scalar C arithmetic),
 /// so ref::vif_finish() turns either into the same scores.
 ///
-/// Work per frame (four launches plus one memset, all on the caller's stream):
+/// Work per frame (four launches plus one memset, all on the caller's stream; a ladder
+/// enqueue likewise, with one reference and several distorted planes per launch):
 ///   scale s = 0..3: one kernel reads the scale-s plane (scale 0: the caller's luma;
 ///   later scales: device planes owned by this object) in shared-memory tiles, runs the
 ///   separable filter of scale s for mu1, mu2, ref^2, dis^2, ref*dis, adds every pixel's
@@ -34,8 +35,11 @@ public:
     /// \param w, h luma size, >= 1 (libvmaf-exact for w, h >= 16; see ref/vif.h).
     /// \param bpc 8..16.
     /// \param opt gain limit in [1, 100].
+    /// \param renditions the most distorted planes one ladder enqueue takes (1..64); the
+    ///        scale 1..3 planes are allocated once per rendition.
     /// \throws CudaError on a CUDA failure or an invalid argument (cudaErrorInvalidValue).
-    VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions& opt);
+    VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions& opt,
+              unsigned renditions = 1);
 
     /// Enqueue the whole integer stage on `stream`: zero `*d_out` (device memory), then
     /// add the sums of all four scales into it. No host synchronisation, no allocation.
@@ -46,6 +50,17 @@ public:
     void enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAccum* d_out,
                  cudaStream_t stream);
 
+    /// Encoder ladders: one reference against dis[0..n) (1 <= n <= renditions), writing
+    /// d_out[r] (n consecutive accumulators, device memory) for rendition r, each equal
+    /// to what enqueue(ref, *dis[r], ...) writes. Per scale one launch: each tile computes
+    /// the reference's side once (mu1, ref^2, sigma1_sq, the denominator sums and the
+    /// reference's next-scale plane), then each rendition's mu2, dis^2, ref*dis and
+    /// numerator sums; n == 1 runs the pair kernel. Same ordering rules as the pair
+    /// enqueue. \throws CudaError on a launch failure, a size/bpc mismatch, a null plane
+    /// or n outside 1..renditions.
+    void enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, unsigned n,
+                 ref::VifAccum* d_out, cudaStream_t stream);
+
     unsigned width() const { return w_; }
     unsigned height() const { return h_; }
     unsigned bpc() const { return bpc_; }
@@ -53,14 +68,17 @@ public:
     std::size_t device_bytes() const { return planes_.bytes() + log2_.bytes(); }
 
 private:
-    unsigned w_, h_, bpc_;
+    unsigned w_, h_, bpc_, renditions_;
     double gain_limit_;
     unsigned sw_[4], sh_[4];  // plane size per scale
-    DeviceBuffer planes_;     // scale 1..3 ref and dis planes, uint16, tightly packed
+    DeviceBuffer planes_;     // scale 1..3 planes, uint16, tightly packed: per scale the
+                              // reference's, then one per rendition
     DeviceBuffer log2_;       // upper half of ref::vif_log2_table(): 32768 uint16
+    std::size_t plane_bytes_[3] = {}; // one scale 1..3 plane, rounded up to 256 bytes
     std::uint16_t* plane_ref_[3];
-    std::uint16_t* plane_dis_[3];
+    std::uint16_t* plane_dis_[3]; // rendition 0's; rendition r's is plane_bytes_[s] * r further
     int max_blocks_[4];       // resident blocks (SM count x occupancy) per scale kernel
+    int max_ladder_blocks_[4] = {}; // the same for the ladder kernels (renditions > 1)
 };
 
 } // namespace vmaf_cuda::cuda

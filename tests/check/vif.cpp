@@ -6,8 +6,10 @@
 
 #include "catch.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -113,6 +115,113 @@ TEST_CASE("vif: kernel sums equal the reference on random planes", "[vif][gpu]")
         [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill) + " egl=" + std::to_string(c.egl); });
 }
 
+namespace {
+
+// Ladders: one reference against K renditions in one enqueue.
+struct LadderCombo {
+    unsigned w, h, bpc, renditions, capacity;
+    double egl;
+};
+
+// K distorted planes of one reference, each of its own kind (a noisy copy at several
+// strengths, independent noise, a flat plane) and its own pitch; every rendition's sums
+// against ref::vif_accumulate, the outputs in a guarded buffer.
+std::string run_ladder(const LadderCombo& c, std::uint64_t seed, cudaStream_t stream) {
+    std::mt19937_64 rng(seed);
+    const HostPlane ref = random_plane(c.w, c.h, c.bpc, Fill::smooth_noise, rng);
+    std::vector<HostPlane> dis;
+    for (unsigned r = 0; r < c.renditions; ++r) {
+        switch (r % 4) {
+        case 0: dis.push_back(distort(ref, rng, 0.01 + 0.02 * r)); break;
+        case 1: dis.push_back(random_plane(c.w, c.h, c.bpc, Fill::noise, rng)); break;
+        case 2: dis.push_back(distort(ref, rng, 0.2)); break;
+        default: dis.push_back(random_plane(c.w, c.h, c.bpc, r & 4 ? Fill::max : Fill::zero, rng));
+        }
+    }
+    const vref::VifOptions opt{c.egl};
+    vcu::VifKernel k(c.w, c.h, c.bpc, opt, c.capacity);
+    const DevicePlane d_ref(ref);
+    std::vector<std::unique_ptr<DevicePlane>> d_dis;
+    std::vector<const vcu::DeviceLuma*> views;
+    for (const HostPlane& d : dis) {
+        d_dis.push_back(std::make_unique<DevicePlane>(d));
+        views.push_back(&d_dis.back()->view);
+    }
+    vref::VifScratch scratch(c.w, c.h, c.bpc);
+    // Twice: the second time with the renditions in reverse order (no state may leak).
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass) std::reverse(views.begin(), views.end());
+        constexpr std::size_t kGuard = 256;
+        const std::size_t bytes = c.renditions * sizeof(vref::VifAccum);
+        vcu::DeviceBuffer out(2 * kGuard + bytes);
+        VMAF_CUDA_CHECK(cudaMemsetAsync(out.get(), 0xa5, out.bytes(), stream));
+        k.enqueue(d_ref.view, views.data(), c.renditions,
+                  reinterpret_cast<vref::VifAccum*>(out.get<unsigned char>() + kGuard), stream);
+        VMAF_CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<unsigned char> host(out.bytes());
+        VMAF_CUDA_CHECK(cudaMemcpy(host.data(), out.get(), host.size(), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < kGuard; ++i)
+            if (host[i] != 0xa5 || host[kGuard + bytes + i] != 0xa5)
+                return "guard bytes around the outputs were overwritten";
+        for (unsigned r = 0; r < c.renditions; ++r) {
+            const unsigned which = pass ? c.renditions - 1 - r : r;
+            vref::VifAccum want{}, got{};
+            vref::vif_accumulate(to_view(ref), to_view(dis[which]), opt, scratch, want);
+            std::memcpy(&got, host.data() + kGuard + r * sizeof got, sizeof got);
+            const std::string err = first_mismatch(got, want);
+            if (!err.empty())
+                return "pass " + std::to_string(pass) + " rendition " + std::to_string(r) + ": " + err;
+        }
+    }
+    return {};
+}
+
+std::vector<LadderCombo> ladder_combos() {
+    std::vector<LadderCombo> v;
+    const unsigned depths[] = {8, 10, 12, 16};
+    const unsigned small[][2] = {{18, 22}, {33, 35}, {321, 241}};
+    for (const auto& s : small)
+        for (unsigned bpc : depths)
+            for (unsigned k : {2u, 3u, 6u}) v.push_back({s[0], s[1], bpc, k, 6, k == 3 ? 1.0 : 100.0});
+    // fewer renditions than the capacity; the edges of the 9..15-bit path
+    v.push_back({321, 241, 8, 2, 8, 100.0});
+    v.push_back({77, 49, 9, 3, 4, 100.0});
+    v.push_back({77, 49, 15, 3, 4, 1.0});
+    for (unsigned bpc : depths) v.push_back({1279, 719, bpc, 3, 3, bpc == 12 ? 1.0 : 100.0});
+    v.push_back({1920, 1080, 8, 2, 6, 100.0});
+    v.push_back({1920, 1080, 10, 3, 3, 1.0});
+    v.push_back({3840, 2160, 8, 2, 2, 100.0});
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("vif: ladder enqueue equals one enqueue per rendition", "[vif][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    Stream stream;
+    run_combos(
+        ladder_combos(), 1000, [&](const LadderCombo& c, std::uint64_t seed) { return run_ladder(c, seed, stream.s); },
+        [](const LadderCombo& c) {
+            return std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
+                   "-bit K=" + std::to_string(c.renditions) + " of " + std::to_string(c.capacity) +
+                   " egl=" + std::to_string(c.egl);
+        });
+}
+
+TEST_CASE("vif: ladder refuses bad rendition counts", "[vif][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    std::mt19937_64 rng(check_seed());
+    const HostPlane ref = random_plane(64, 48, 8, Fill::noise, rng);
+    const DevicePlane d_ref(ref);
+    vcu::VifKernel k(64, 48, 8, vref::VifOptions{}, 2);
+    vcu::DeviceBuffer out(4 * sizeof(vref::VifAccum));
+    const vcu::DeviceLuma* views[3] = {&d_ref.view, &d_ref.view, &d_ref.view};
+    auto* d_out = out.get<vref::VifAccum>();
+    CHECK_THROWS_WITH(k.enqueue(d_ref.view, views, 3, d_out, nullptr), Catch::Contains("renditions"));
+    CHECK_THROWS_WITH(k.enqueue(d_ref.view, views, 0, d_out, nullptr), Catch::Contains("renditions"));
+    CHECK_THROWS_WITH(vcu::VifKernel(64, 48, 8, vref::VifOptions{}, 65), Catch::Contains("renditions"));
+}
+
 TEST_CASE("vif: kernel time per frame", "[.bench][vif]") {
     if (!vmaf_cuda_test::require_gpu_or_skip()) return;
     Stream stream;
@@ -128,6 +237,22 @@ TEST_CASE("vif: kernel time per frame", "[.bench][vif]") {
         const double us = time_us(
             [&](cudaStream_t st) { k.enqueue(d_ref.view, d_dis.view, d_out, st); }, stream.s, 20, 200);
         std::printf("vif %ux%u %u-bit: %.1f us/frame\n", s[0], s[1], s[2], us);
+        // A ladder of six renditions against the same reference, in one enqueue.
+        std::vector<HostPlane> dis6;
+        std::vector<std::unique_ptr<DevicePlane>> d6;
+        std::vector<const vcu::DeviceLuma*> v6;
+        for (int r = 0; r < 6; ++r) {
+            dis6.push_back(distort(ref, rng, 0.01 * (r + 1)));
+            d6.push_back(std::make_unique<DevicePlane>(dis6.back()));
+            v6.push_back(&d6.back()->view);
+        }
+        vcu::VifKernel k6(s[0], s[1], s[2], vref::VifOptions{}, 6);
+        vcu::DeviceBuffer out6(6 * sizeof(vref::VifAccum));
+        const double us6 = time_us(
+            [&](cudaStream_t st) { k6.enqueue(d_ref.view, v6.data(), 6, out6.get<vref::VifAccum>(), st); },
+            stream.s, 5, 50);
+        std::printf("vif %ux%u %u-bit ladder of 6: %.1f us/reference frame (%.1f per rendition)\n", s[0],
+                    s[1], s[2], us6, us6 / 6);
     }
     SUCCEED();
 }
