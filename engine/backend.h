@@ -57,6 +57,7 @@ struct BackendConfig {
     int cuda_device = -1;         ///< -1: not named (device 0, or the context's device)
     void* cuda_context = nullptr;
     void* cuda_stream = nullptr;
+    unsigned renditions = 1;      ///< distorted pictures per submit_ladder(), at most
 };
 
 class Backend {
@@ -70,6 +71,14 @@ public:
     /// Throws engine::Error (EINVAL, ENODEV, ECUDA).
     virtual void submit(unsigned index, const VmafCudaPicture& ref, const VmafCudaPicture& dist,
                         std::uint64_t skip = 0) = 0;
+    /// A ladder's frame (ladder.cpp's share): the plan's features on one reference and
+    /// `n` distorted pictures (1..BackendConfig::renditions). The plan holds only
+    /// reference-only features, run once, and ladder-shared ones
+    /// (FeatureInstance::ladder_shared), run for every rendition. Its FrameResult holds one
+    /// block of values and series per rendition: values[r * plan.n_values + ...] (the
+    /// reference-only features' values repeated in every block). Throws as submit().
+    virtual void submit_ladder(unsigned index, const VmafCudaPicture& ref,
+                               const VmafCudaPicture* const* dists, unsigned n) = 0;
     /// Moves the oldest finished frame's results into `out`. Returns false when
     /// none is finished yet (`wait` = false) or none is pending at all.
     virtual bool retrieve(FrameResult& out, bool wait) = 0;

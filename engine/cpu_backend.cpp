@@ -7,6 +7,7 @@
 #include "error.h"
 #include "thread_name.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <limits>
@@ -71,8 +72,11 @@ struct Job {
     bool scored = false;
     std::uint64_t skip = 0;
     std::shared_ptr<const OwnedPicture> ref, dist;
+    /// A ladder's frame: the distorted picture of every rendition (dists[0] == dist).
+    std::vector<std::shared_ptr<const OwnedPicture>> dists;
     std::shared_ptr<const OwnedPicture> prev_ref[2], prev_dist[2];
     FrameResult result;
+    unsigned renditions = 1;
     bool done = false;
     std::string error;
 };
@@ -105,23 +109,43 @@ public:
 
     void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
                 std::uint64_t skip) override {
-        if (r.memory != VMAF_CUDA_MEMORY_HOST || d.memory != VMAF_CUDA_MEMORY_HOST)
+        const VmafCudaPicture* dp = &d;
+        submit_frame(index, r, &dp, 1, skip);
+    }
+
+    void submit_ladder(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture* const* dists,
+                       unsigned n) override {
+        if (!dists || n < 1 || n > cfg_.renditions)
+            throw Error(VMAF_CUDA_EINTERNAL, "ladder frame with " + std::to_string(n) +
+                                                 " renditions (1.." + std::to_string(cfg_.renditions) + ")");
+        submit_frame(index, r, dists, n, 0);
+    }
+
+private:
+    void submit_frame(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture* const* d,
+                      unsigned n, std::uint64_t skip) {
+        bool host = r.memory == VMAF_CUDA_MEMORY_HOST;
+        for (unsigned k = 0; k < n; ++k) host = host && d[k]->memory == VMAF_CUDA_MEMORY_HOST;
+        if (!host)
             throw Error(VMAF_CUDA_ENODEV,
                         "device pictures need the CUDA backend, but this session runs on the CPU");
         const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
         auto ref = std::make_shared<OwnedPicture>();
         copy_picture(r, cfg_, plan_.chroma, *ref);
-        std::shared_ptr<OwnedPicture> dist;
-        if (scored || plan_.dist_every_frame) {
-            dist = std::make_shared<OwnedPicture>();
-            copy_picture(d, cfg_, plan_.chroma, *dist);
-        }
         auto job = std::make_shared<Job>();
+        if (scored || plan_.dist_every_frame)
+            for (unsigned k = 0; k < n; ++k) {
+                auto dist = std::make_shared<OwnedPicture>();
+                copy_picture(*d[k], cfg_, plan_.chroma, *dist);
+                job->dists.push_back(std::move(dist));
+            }
+        std::shared_ptr<const OwnedPicture> dist = job->dists.empty() ? nullptr : job->dists[0];
         job->index = index;
         job->scored = scored;
         job->skip = skip;
         job->ref = ref;
         job->dist = dist;
+        job->renditions = n;
         for (int k = 0; k < 2; ++k) {
             job->prev_ref[k] = prev_ref_[k];
             job->prev_dist[k] = prev_dist_[k];
@@ -147,6 +171,7 @@ public:
         cv_work_.notify_one();
     }
 
+public:
     bool retrieve(FrameResult& out, bool wait) override {
         std::unique_lock<std::mutex> lk(mu_);
         if (queue_.empty()) return false;
@@ -181,8 +206,9 @@ private:
         FrameResult& fr = job.result;
         fr.index = job.index;
         fr.scored = job.scored;
-        fr.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
-        fr.series.assign(plan_.n_series, 0.0);
+        const unsigned n = job.renditions;
+        fr.values.assign(plan_.n_values * n, std::numeric_limits<double>::quiet_NaN());
+        fr.series.assign(plan_.n_series * n, 0.0);
         CpuFrame f;
         f.index = job.index;
         f.ref = &job.ref->view;
@@ -191,10 +217,26 @@ private:
             f.prev_ref[k] = job.prev_ref[k] ? &job.prev_ref[k]->view : nullptr;
             f.prev_dist[k] = job.prev_dist[k] ? &job.prev_dist[k]->view : nullptr;
         }
-        for (std::size_t i = 0; i < plan_.features.size(); ++i)
-            if (plan_.runs(i, job.scored, job.skip))
-                s.stages[i]->compute(f, fr.values.data() + plan_.out_offset[i],
-                                     fr.series.data() + plan_.series_offset[i]);
+        for (std::size_t i = 0; i < plan_.features.size(); ++i) {
+            if (!plan_.runs(i, job.scored, job.skip)) continue;
+            const FeatureInstance& fi = *plan_.features[i];
+            // A ladder's frame: ladder-shared features once per rendition (block r), the
+            // reference-only ones once, their values repeated in every block.
+            const bool per_rendition = n > 1 && !fi.reference_only();
+            for (unsigned r = 0; r < (per_rendition ? n : 1u); ++r) {
+                if (per_rendition) f.dist = &job.dists[r]->view;
+                s.stages[i]->compute(f, fr.values.data() + r * plan_.n_values + plan_.out_offset[i],
+                                     fr.series.data() + r * plan_.n_series + plan_.series_offset[i]);
+            }
+            f.dist = job.dist ? &job.dist->view : nullptr;
+            if (per_rendition) continue;
+            for (unsigned r = 1; r < n; ++r) {
+                std::copy_n(fr.values.data() + plan_.out_offset[i], fi.outputs().size(),
+                            fr.values.data() + r * plan_.n_values + plan_.out_offset[i]);
+                std::copy_n(fr.series.data() + plan_.series_offset[i], fi.series_width(),
+                            fr.series.data() + r * plan_.n_series + plan_.series_offset[i]);
+            }
+        }
     }
 
     void work(Scratch& scratch) {

@@ -131,6 +131,7 @@ public:
             ctx.slots = (ring_ + lanes - 1) / lanes + 1;
         };
         set_depth(heavy ? kHeavyInFlight : 0);
+        ctx.renditions = std::max(cfg_.renditions, 1u);
         std::size_t free_before = 0, total = 0;
         if (heavy) VMAF_CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
         const std::size_t n_streams = std::clamp<std::size_t>(plan_.features.size(), 1, 4);
@@ -175,9 +176,16 @@ public:
                 }
             }
         }
-        for (const auto& st : lanes_[0].stages) {
+        // A ladder's share (renditions > 1): its features are reference-only (one
+        // accumulator) or ladder stages (one per rendition); nothing else can be shared.
+        const unsigned rend = std::max(cfg_.renditions, 1u);
+        for (std::size_t i = 0; i < plan_.features.size(); ++i) {
+            const auto& st = lanes_[0].stages[i];
+            const bool per_rendition = rend > 1 && !plan_.features[i]->reference_only();
+            if (per_rendition && !st->ladder())
+                throw Error(VMAF_CUDA_EINTERNAL, "a ladder's share holds a feature without a ladder stage");
             layout_.off.push_back(layout_.bytes);
-            layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1));
+            layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1) * (per_rendition ? rend : 1));
         }
         if (layout_.bytes == 0) layout_.bytes = 256;
         dev_acc_ = DeviceBuffer(layout_.bytes * ring_);
@@ -190,9 +198,12 @@ public:
         ch_ = ref::yuv_chroma_height(c.height, c.chroma);
         // Allocated on first use: device pictures without a shift never need them.
         own_ref_.resize(owned_);
-        own_dist_.resize(owned_);
+        own_dist_.resize(std::size_t(owned_) * rend);
         own_ref_c_.resize(owned_);
-        own_dist_c_.resize(owned_);
+        own_dist_c_.resize(std::size_t(owned_) * rend);
+        dist_views_.resize(rend);
+        dist_lumas_.resize(rend);
+        dist_luma_ptrs_.resize(rend);
         hist_.resize(plan_.history + 1);
         // Workers for the host finishes that may run on any thread, when some stage has one:
         // settings.n_threads of them, or by default half the host's cores, up to eight
@@ -242,6 +253,20 @@ public:
 
     void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
                 std::uint64_t skip) override {
+        const VmafCudaPicture* dp = &d;
+        submit_frame(index, r, &dp, 1, skip);
+    }
+
+    void submit_ladder(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture* const* dists,
+                       unsigned n) override {
+        if (!dists || n < 1 || n > std::max(cfg_.renditions, 1u))
+            throw Error(VMAF_CUDA_EINTERNAL, "ladder frame with " + std::to_string(n) +
+                                                 " renditions (1.." + std::to_string(cfg_.renditions) + ")");
+        submit_frame(index, r, dists, n, 0);
+    }
+
+    void submit_frame(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture* const* dp,
+                      unsigned n, std::uint64_t skip) {
         ContextScope scope(api_, cfg_.cuda_context);
         const std::int64_t t_begin = trace_.now();
         try {
@@ -251,20 +276,46 @@ public:
             const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
             const bool need_dist = scored || plan_.dist_every_frame;
             Lane& lane = lanes_[index % lanes_.size()];
+            const unsigned rend = std::max(cfg_.renditions, 1u);
 
             // Inputs on the caller's stream (upload or shift into owned planes when needed).
-            const bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift ||
-                              (need_dist && (d.memory == VMAF_CUDA_MEMORY_HOST || d.shift));
+            bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift;
+            for (unsigned k = 0; k < n && need_dist; ++k)
+                owns = owns || dp[k]->memory == VMAF_CUDA_MEMORY_HOST || dp[k]->shift;
             if (owns && index >= owned_) {
                 // The owned planes to be overwritten were last read by frame index - owned_
                 // and, as a previous picture, by the `history` frames after it.
                 for (unsigned k = 0; k <= plan_.history; ++k)
                     VMAF_CUDA_CHECK(cudaStreamWaitEvent(stream_, events_[(index - owned_ + k) % ring_], 0));
             }
+            // Nothing to compute (a ladder rendition whose features all come from the share):
+            // no device work; the reference is prepared only for later frames' history
+            // (the rendition may fall out of step with the share), the distorted not at all.
+            bool any = false;
+            for (std::size_t i = 0; i < lane.stages.size(); ++i) any = any || plan_.runs(i, scored, skip);
             FrameViews cur;
             const unsigned o = index % owned_;
+            if (!any) {
+                if (plan_.history) {
+                    prepare(r, own_ref_[o], own_ref_c_[o], cur.ref, cur.ref_luma);
+                    cur.valid = true;
+                    for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
+                    hist_[0] = cur;
+                }
+                VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
+                queue_.push_back(make_pending(index, scored, skip, slot, n, t_begin));
+                return;
+            }
             prepare(r, own_ref_[o], own_ref_c_[o], cur.ref, cur.ref_luma);
-            if (need_dist) prepare(d, own_dist_[o], own_dist_c_[o], cur.dist, cur.dist_luma);
+            if (need_dist) {
+                prepare(*dp[0], own_dist_[o * rend], own_dist_c_[o * rend], cur.dist, cur.dist_luma);
+                dist_luma_ptrs_[0] = &cur.dist_luma;
+                for (unsigned k = 1; k < n; ++k) {
+                    prepare(*dp[k], own_dist_[o * rend + k], own_dist_c_[o * rend + k],
+                            dist_views_[k].planes, dist_lumas_[k]);
+                    dist_luma_ptrs_[k] = &dist_lumas_[k];
+                }
+            }
             cur.valid = true;
 
             auto* dbase = dev_acc_.get<unsigned char>() + slot * layout_.bytes;
@@ -281,6 +332,7 @@ public:
             if (need_dist) {
                 f.dist = cur.dist;
                 f.dist_luma = &cur.dist_luma;
+                f.dist_lumas = dist_luma_ptrs_.data();
             }
             // hist_[k]: frame index - 1 - k
             for (unsigned k = 0; k < plan_.history && k < 2; ++k) {
@@ -289,10 +341,12 @@ public:
                 f.prev_ref_luma[k] = &hist_[k].ref_luma;
                 if (k < plan_.dist_history && hist_[k].dist[0].data) f.prev_dist[k] = hist_[k].dist;
             }
-            for (std::size_t i = 0; i < lane.stages.size(); ++i)
-                if (plan_.runs(i, scored, skip))
-                    lane.stages[i]->enqueue(f, dbase + layout_.off[i],
-                                            lane.stream[i % lane.stream.size()]);
+            for (std::size_t i = 0; i < lane.stages.size(); ++i) {
+                if (!plan_.runs(i, scored, skip)) continue;
+                // A ladder's frame: ladder stages get every rendition, reference-only ones one.
+                f.renditions = n > 1 && !plan_.features[i]->reference_only() ? n : 1;
+                lane.stages[i]->enqueue(f, dbase + layout_.off[i], lane.stream[i % lane.stream.size()]);
+            }
             if (plan_.history) {
                 for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
                 hist_[0] = cur;
@@ -307,15 +361,7 @@ public:
             VMAF_CUDA_CHECK(cudaMemcpyAsync(hbase, dbase, layout_.bytes, cudaMemcpyDeviceToHost,
                                             lane.stream[0]));
             VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], lane.stream[0]));
-            auto pend = std::make_unique<Pending>();
-            pend->index = index;
-            pend->scored = scored;
-            pend->skip = skip;
-            pend->slot = slot;
-            pend->trace.index = index;
-            pend->trace.submit_begin = t_begin;
-            pend->trace.submit_end = trace_.now();
-            queue_.push_back(std::move(pend));
+            queue_.push_back(make_pending(index, scored, skip, slot, n, t_begin));
         } catch (const CudaError& e) {
             throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
                         e.what());
@@ -355,6 +401,17 @@ public:
                 trace_.add(p->trace);
             }
             if (!p->error.empty()) throw Error(p->status, p->error);
+            // A ladder's frame: the reference-only features' values in every block.
+            for (unsigned r = 1; r < p->renditions; ++r)
+                for (std::size_t i = 0; i < plan_.features.size(); ++i) {
+                    if (!plan_.features[i]->reference_only()) continue;
+                    auto& v = p->result.values;
+                    auto& sr = p->result.series;
+                    std::copy_n(v.begin() + plan_.out_offset[i], plan_.features[i]->outputs().size(),
+                                v.begin() + r * plan_.n_values + plan_.out_offset[i]);
+                    std::copy_n(sr.begin() + plan_.series_offset[i], plan_.features[i]->series_width(),
+                                sr.begin() + r * plan_.n_series + plan_.series_offset[i]);
+                }
             out = std::move(p->result);
             return true;
         }
@@ -370,6 +427,7 @@ private:
         bool scored = false;
         std::uint64_t skip = 0;
         unsigned slot = 0;
+        unsigned renditions = 1; ///< a ladder's frame: one result block per rendition
         enum State { enqueued, finishing, done } state = enqueued;
         FrameResult result;
         std::string error;
@@ -378,9 +436,24 @@ private:
         FrameTrace::Row trace;
     };
 
+    std::unique_ptr<Pending> make_pending(unsigned index, bool scored, std::uint64_t skip,
+                                          unsigned slot, unsigned n, std::int64_t t_begin) {
+        auto pend = std::make_unique<Pending>();
+        pend->index = index;
+        pend->scored = scored;
+        pend->skip = skip;
+        pend->slot = slot;
+        pend->renditions = n;
+        pend->trace.index = index;
+        pend->trace.submit_begin = t_begin;
+        pend->trace.submit_end = trace_.now();
+        return pend;
+    }
+
     struct Task {
         Pending* p = nullptr;
         std::size_t feature = 0;
+        unsigned rendition = 0;
         const unsigned char* hbase = nullptr;
         Lane* lane = nullptr;
     };
@@ -410,29 +483,48 @@ private:
         }
     }
 
+    /// Rendition r's part of feature i's accumulator, values and series (a ladder's frame:
+    /// one block per rendition; reference-only features have one accumulator).
+    struct Where {
+        const unsigned char* accum;
+        double* values;
+        double* series;
+    };
+    Where where(Pending& p, const unsigned char* hbase, std::size_t i, unsigned r) {
+        const std::size_t acc = r ? r * lanes_[0].stages[i]->accum_bytes() : 0;
+        return {hbase + layout_.off[i] + acc,
+                p.result.values.data() + r * plan_.n_values + plan_.out_offset[i],
+                p.result.series.data() + r * plan_.n_series + plan_.series_offset[i]};
+    }
+    unsigned renditions_of(const Pending& p, std::size_t i) const {
+        return p.renditions > 1 && !plan_.features[i]->reference_only() ? p.renditions : 1;
+    }
+
     void start_finish(Pending& p) {
         const auto* hbase = host_acc_.get<unsigned char>() + p.slot * layout_.bytes;
         p.result.index = p.index;
         p.result.scored = p.scored;
-        p.result.values.assign(plan_.n_values, std::numeric_limits<double>::quiet_NaN());
-        p.result.series.assign(plan_.n_series, 0.0);
+        p.result.values.assign(plan_.n_values * p.renditions, std::numeric_limits<double>::quiet_NaN());
+        p.result.series.assign(plan_.n_series * p.renditions, 0.0);
         Lane& lane = lanes_[p.index % lanes_.size()];
-        std::vector<std::size_t> pooled;
+        std::vector<std::pair<std::size_t, unsigned>> pooled;
         try {
             for (std::size_t i = 0; i < lane.stages.size(); ++i)
                 if (plan_.runs(i, p.scored, p.skip))
-                    lane.stages[i]->before_finish(p.index, hbase + layout_.off[i],
-                                                  lane.stream[i % lane.stream.size()]);
+                    for (unsigned r = 0; r < renditions_of(p, i); ++r)
+                        lane.stages[i]->before_finish(p.index, where(p, hbase, i, r).accum,
+                                                      lane.stream[i % lane.stream.size()]);
             for (std::size_t i = 0; i < lane.stages.size(); ++i) {
                 if (!plan_.runs(i, p.scored, p.skip)) continue;
-                if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
-                    pooled.push_back(i);
-                    continue;
+                for (unsigned r = 0; r < renditions_of(p, i); ++r) {
+                    if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
+                        pooled.emplace_back(i, r);
+                        continue;
+                    }
+                    const Where w = where(p, hbase, i, r);
+                    lane.stages[i]->finish(p.index, w.accum, w.values, w.series,
+                                           lane.stream[i % lane.stream.size()]);
                 }
-                lane.stages[i]->finish(p.index, hbase + layout_.off[i],
-                                       p.result.values.data() + plan_.out_offset[i],
-                                       p.result.series.data() + plan_.series_offset[i],
-                                       lane.stream[i % lane.stream.size()]);
             }
         } catch (const CudaError& e) {
             p.error = e.what();
@@ -453,7 +545,7 @@ private:
         }
         p.state = Pending::finishing;
         p.todo = pooled.size();
-        for (std::size_t i : pooled) tasks_.push_back({&p, i, hbase, &lane});
+        for (const auto& [i, r] : pooled) tasks_.push_back({&p, i, r, hbase, &lane});
         cv_work_.notify_all();
     }
 
@@ -478,11 +570,8 @@ private:
             std::string err;
             int status = VMAF_CUDA_OK;
             try {
-                const std::size_t i = t.feature;
-                t.lane->stages[i]->finish(t.p->index, t.hbase + layout_.off[i],
-                                          t.p->result.values.data() + plan_.out_offset[i],
-                                          t.p->result.series.data() + plan_.series_offset[i],
-                                          nullptr);
+                const Where w = where(*t.p, t.hbase, t.feature, t.rendition);
+                t.lane->stages[t.feature]->finish(t.p->index, w.accum, w.values, w.series, nullptr);
             } catch (const CudaError& e) { // (device work of a finish: sums, pools, copies)
                 err = e.what();
                 status = e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA;
@@ -607,6 +696,13 @@ private:
     unsigned owned_ = 0;
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
+    /// A ladder's frame: renditions 1.. (rendition 0's views are FrameViews::dist).
+    struct DistViews {
+        cuda::DevicePlane planes[3];
+    };
+    std::vector<DistViews> dist_views_;
+    std::vector<DeviceLuma> dist_lumas_;
+    std::vector<const DeviceLuma*> dist_luma_ptrs_;
     std::deque<std::unique_ptr<Pending>> queue_;
     /// Frames in flight with a long host finish (CAMBI's quick-select, SpEED's eigenvalues):
     /// 16, or 32 where the device's memory allows (about twice the per-frame buffers; at 4K

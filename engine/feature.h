@@ -93,6 +93,11 @@ struct GpuFrame {
     const cuda::DevicePlane* prev_ref[2] = {};
     const cuda::DevicePlane* prev_dist[2] = {};
     const cuda::DeviceLuma* prev_ref_luma[2] = {};
+    /// A ladder's frame (the share of ladder.cpp): `renditions` distorted lumas scored
+    /// against the one reference, dist_lumas[r] for rendition r (dist_luma is
+    /// dist_lumas[0]). Only stages whose ladder() is true are given more than one.
+    unsigned renditions = 1;
+    const cuda::DeviceLuma* const* dist_lumas = nullptr;
 };
 
 /// Per-frame numbers an instance keeps for its temporal step or aggregate (e.g. motion's
@@ -141,11 +146,18 @@ public:
     /// start asynchronous copies here (the frame's device results are complete), so that
     /// finish() can run on a worker thread and only wait for them.
     virtual void before_finish(unsigned /*index*/, const void* /*h_accum*/, void* /*stream*/) {}
+    /// Whether enqueue() scores GpuFrame::renditions distorted lumas against one reference
+    /// at once (up to GpuContext::renditions), computing the reference's side once, and
+    /// writes rendition r's accumulator at d_accum + r * accum_bytes(); finish() is then
+    /// called once per rendition with that rendition's accumulator (concurrently for the
+    /// renditions of one frame where finish_on_any_thread()).
+    virtual bool ladder() const { return false; }
 };
 
 /// What a GPU stage may ask of its backend.
 struct GpuContext {
-    unsigned slots = 4; ///< frames of one lane between enqueue and finish, at most
+    unsigned slots = 4;      ///< frames of one lane between enqueue and finish, at most
+    unsigned renditions = 1; ///< distorted pictures per frame, at most (a ladder's share)
 };
 
 /// One feature extractor with its options, for one session geometry.
@@ -162,6 +174,10 @@ public:
     /// row for a frame are a function of those reference pictures and the frame index:
     /// a ladder computes it once per reference frame for all renditions.
     virtual bool reference_only() const { return false; }
+    /// Whether a ladder's share computes it for all its renditions at once (VIF, ADM): a
+    /// per-frame function of the luma pair with no history and no state between frames,
+    /// whose GPU stage has ladder() true (the CPU backend runs it once per rendition).
+    virtual bool ladder_shared() const { return false; }
     /// Reads the distorted picture on frames n_subsample skips (temporal instances only).
     virtual bool reads_dist_every_frame() const { return false; }
     /// Previous frames (0..2) the stage reads: prev_ref[0 .. history()).

@@ -19,15 +19,17 @@ using vmaf_cuda::api::write_err;
 namespace vmaf_cuda::engine {
 namespace {
 
-/// The reference-only features (motion) of a ladder, run once per reference frame on a
-/// backend of the renditions' kind. A rendition uses them while it has had a frame at
-/// every reference frame since the first (then its previous reference pictures and its
-/// frame index are the ladder's); a rendition that started later or skipped a reference
-/// frame computes them itself, as a session of its own would.
+/// The shared features of a ladder, run on a backend of the renditions' kind: the
+/// reference-only ones (motion) once per reference frame, the ladder-shared ones (VIF,
+/// ADM) for all in-sync renditions at once, the reference's side once (on the CUDA
+/// backend; the CPU backend runs them per rendition). A rendition uses them while it has
+/// had a frame at every reference frame since the first (then its previous reference
+/// pictures and its frame index are the ladder's); a rendition that started later or
+/// skipped a reference frame computes them itself, as a session of its own would.
 class LadderShare final : public ReferenceShare {
 public:
-    LadderShare(const Session& like, std::vector<const FeatureInstance*> features)
-        : plan_(std::move(features)), backend_(like.make_backend(plan_)),
+    LadderShare(const Session& like, std::vector<const FeatureInstance*> features, unsigned renditions)
+        : plan_(std::move(features)), backend_(like.make_backend(plan_, renditions)),
           // as deep as the renditions' sessions, but no deeper than the share's own
           // backend holds (its motion-only plan has no deep pipeline of its own)
           limit_(std::max(std::min(like.in_flight(), backend_->capacity()), 1u)) {}
@@ -38,10 +40,13 @@ public:
     /// frame so far went to the share (it never resumes after a gap).
     bool open_for(unsigned ladder_index) const { return ladder_index == submitted_; }
 
-    void submit(unsigned ladder_index, const VmafCudaPicture& ref, unsigned consumers) {
+    /// Ladder frame `ladder_index` for the consumers' distorted pictures (block r of its
+    /// result belongs to dists[r]).
+    void submit(unsigned ladder_index, const VmafCudaPicture& ref,
+                const std::vector<const VmafCudaPicture*>& dists) {
         while (backend_->pending() >= limit_) collect(true);
-        backend_->submit(ladder_index, ref, ref);
-        entries_[ladder_index].consumers = consumers;
+        backend_->submit_ladder(ladder_index, ref, dists.data(), unsigned(dists.size()));
+        entries_[ladder_index].consumers = unsigned(dists.size());
         ++submitted_;
         collect(false);
     }
@@ -64,10 +69,13 @@ public:
         if (it != entries_.end() && --it->second.consumers == 0) entries_.erase(it);
     }
 
-    /// Reference frames whose pictures the share no longer reads.
+    /// Reference frames whose pictures the share no longer reads. With nothing pending it
+    /// reads none: the previous reference pictures its next frame would read are held by
+    /// the in-sync renditions (their sessions keep their history), and once the share has
+    /// closed (a ladder frame without in-sync rendition) it reads nothing ever again.
     unsigned released() const {
         const unsigned history = plan_.history;
-        if (backend_->pending() == 0) return submitted_;
+        if (backend_->pending() == 0) return std::numeric_limits<unsigned>::max();
         return retrieved_ > history ? retrieved_ - history : 0;
     }
 
@@ -158,10 +166,10 @@ int vmaf_cuda_ladder_open(VmafCudaLadder** out, const VmafCudaSettings* s, unsig
             vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s);
             lad->renditions.push_back(vs.release());
         }
-        auto shared = lad->renditions[0]->impl->reference_only_features();
+        auto shared = lad->renditions[0]->impl->shared_features();
         if (renditions > 1 && !shared.empty())
             lad->share = std::make_unique<vmaf_cuda::engine::LadderShare>(
-                *lad->renditions[0]->impl, std::move(shared));
+                *lad->renditions[0]->impl, std::move(shared), renditions);
         l = lad.release();
         return VMAF_CUDA_OK;
     });
@@ -202,17 +210,31 @@ int vmaf_cuda_ladder_send(VmafCudaLadder* l, const VmafCudaPicture* ref,
                        " was flushed (ended) and cannot take more frames";
             return VMAF_CUDA_ESTATE;
         }
-    // Renditions that had a frame at every reference frame so far share the reference
-    // work of this one.
-    std::vector<char> in_sync(n, 0);
-    unsigned consumers = 0;
+    // Renditions that had a frame at every reference frame so far share the work of this
+    // one: block[k] is rendition k's block of the share's result, or -1.
+    std::vector<int> block(n, -1);
+    std::vector<const VmafCudaPicture*> consumers;
     if (l->share && l->share->open_for(l->sent))
         for (unsigned k = 0; k < n; ++k)
             if (dist[k] && l->renditions[k]->impl->sent() == l->sent) {
-                in_sync[k] = 1;
-                ++consumers;
+                block[k] = int(consumers.size());
+                consumers.push_back(dist[k]);
             }
-    if (consumers) {
+    if (!consumers.empty()) {
+        // The share reads the consumers' pictures: refuse a bad one before it does.
+        for (unsigned k = 0; k < n; ++k) {
+            if (block[k] < 0) continue;
+            VmafCudaSession& vs = *l->renditions[k];
+            const int rc = guarded_to(&l->error, [&] {
+                vs.impl->check_pair(*ref, *dist[k]);
+                return VMAF_CUDA_OK;
+            });
+            if (rc < 0) {
+                l->error = "rendition " + std::to_string(k) + ": " + l->error;
+                vs.error = l->error;
+                return rc;
+            }
+        }
         const int rc = guarded_to(&l->error, [&] {
             l->share->submit(l->sent, *ref, consumers);
             return VMAF_CUDA_OK;
@@ -223,7 +245,7 @@ int vmaf_cuda_ladder_send(VmafCudaLadder* l, const VmafCudaPicture* ref,
         if (!dist[k]) continue;
         VmafCudaSession& vs = *l->renditions[k];
         const int rc = guarded_to(&l->error, [&] {
-            if (in_sync[k]) vs.impl->send(*ref, *dist[k], l->share.get(), l->sent);
+            if (block[k] >= 0) vs.impl->send(*ref, *dist[k], l->share.get(), l->sent, unsigned(block[k]));
             else vs.impl->send(*ref, *dist[k]);
             return VMAF_CUDA_OK;
         });

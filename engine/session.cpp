@@ -336,8 +336,15 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
 #endif
     backend_config_ = bc;
     if (!dropped.empty()) warning_ = warning_.empty() ? dropped : warning_ + "; " + dropped;
+    // A ladder's share computes the ladder-shared features (VIF, ADM) of its renditions at
+    // once: on the CUDA backend in one pass with the reference's side once; on the CPU
+    // backend one rendition after the other, which saves nothing, so only where the
+    // renditions' sessions compute on the calling thread anyway (n_threads <= 1; with
+    // workers each rendition keeps its own, in parallel).
+    const bool ladder_shares_all = std::string(backend_->name()) == "cuda" || bc.n_threads <= 1;
     for (std::size_t i = 0; i < features_.size() && i < 64; ++i)
-        if (features_[i]->reference_only()) share_mask_ |= std::uint64_t(1) << i;
+        if (features_[i]->reference_only() || (features_[i]->ladder_shared() && ladder_shares_all))
+            share_mask_ |= std::uint64_t(1) << i;
     // The CPU backend computes as many frames at once as it has workers: let at least
     // that many be in flight, or workers beyond frames_in_flight would idle.
     in_flight_ = std::max(s.frames_in_flight, backend_->in_flight_hint());
@@ -348,26 +355,39 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
 Session::~Session() = default;
 
 void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
-    send(ref, dist, nullptr, 0);
+    send(ref, dist, nullptr, 0, 0);
 }
 
-std::vector<const FeatureInstance*> Session::reference_only_features() const {
+std::vector<const FeatureInstance*> Session::shared_features() const {
     std::vector<const FeatureInstance*> out;
     for (std::size_t i = 0; i < features_.size(); ++i)
         if (share_mask_ >> i & 1) out.push_back(features_[i].get());
     return out;
 }
 
-std::unique_ptr<Backend> Session::make_backend(const FramePlan& plan) const {
+std::unique_ptr<Backend> Session::make_backend(const FramePlan& plan, unsigned renditions) const {
+    BackendConfig bc = backend_config_;
+    bc.renditions = renditions;
 #ifdef VMAF_CUDA_HAVE_CUDA
-    if (std::string(backend_->name()) == "cuda") return make_cuda_backend(backend_config_, plan);
+    if (std::string(backend_->name()) == "cuda") return make_cuda_backend(bc, plan);
 #endif
-    return make_cpu_backend(backend_config_, plan);
+    return make_cpu_backend(bc, plan);
 }
 
 void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, ReferenceShare* share,
-                   unsigned ladder_index) {
+                   unsigned ladder_index, unsigned block) {
     if (flushed_) throw Error(VMAF_CUDA_ESTATE, "send after flush");
+    check_pair(ref, dist);
+    const std::uint64_t skip = share && share_mask_ ? share_mask_ : 0;
+    backend_->submit(sent_, ref, dist, skip);
+    if (skip) shared_frames_.push_back({sent_, ladder_index, block, share});
+    ++sent_;
+    // Keep the pipeline bounded: collect what is finished; block only when too far ahead.
+    collect(false);
+    while (backend_->pending() > in_flight_) collect(true);
+}
+
+void Session::check_pair(const VmafCudaPicture& ref, const VmafCudaPicture& dist) const {
     validate_picture(ref, "reference", settings_);
     validate_picture(dist, "distorted", settings_);
     if (plan_.chroma) {
@@ -380,13 +400,6 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, Refe
         validate_chroma(ref, "reference", settings_, readers);
         validate_chroma(dist, "distorted", settings_, readers);
     }
-    const std::uint64_t skip = share && share_mask_ ? share_mask_ : 0;
-    backend_->submit(sent_, ref, dist, skip);
-    if (skip) shared_frames_.push_back({sent_, ladder_index, share});
-    ++sent_;
-    // Keep the pipeline bounded: collect what is finished; block only when too far ahead.
-    collect(false);
-    while (backend_->pending() > in_flight_) collect(true);
 }
 
 void Session::collect(bool wait) {
@@ -401,7 +414,7 @@ void Session::collect(bool wait) {
 void Session::on_result(FrameResult&& fr) {
     if (fr.index != computed_) throw Error(VMAF_CUDA_EINTERNAL, "frames out of order");
     if (!shared_frames_.empty() && shared_frames_.front().index == fr.index) {
-        // A ladder's frame: the reference-only features' values and series from the share.
+        // A ladder's frame: the shared features' values and series from the share.
         const SharedFrame sf = shared_frames_.front();
         shared_frames_.pop_front();
         const FrameResult& sr = sf.share->result(sf.ladder_index);
@@ -410,9 +423,10 @@ void Session::on_result(FrameResult&& fr) {
         for (std::size_t i = 0; i < features_.size(); ++i) {
             if (!(share_mask_ >> i & 1)) continue;
             const FeatureInstance& f = *features_[i];
-            std::copy_n(sr.values.begin() + sp.out_offset[j], f.outputs().size(),
+            const std::size_t bv = sf.block * sp.n_values, bs = sf.block * sp.n_series;
+            std::copy_n(sr.values.begin() + bv + sp.out_offset[j], f.outputs().size(),
                         fr.values.begin() + plan_.out_offset[i]);
-            std::copy_n(sr.series.begin() + sp.series_offset[j], f.series_width(),
+            std::copy_n(sr.series.begin() + bs + sp.series_offset[j], f.series_width(),
                         fr.series.begin() + plan_.series_offset[i]);
             ++j;
         }

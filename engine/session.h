@@ -24,14 +24,18 @@ struct FrameRow {
     std::vector<double> values;
 };
 
-/// A ladder's reference work (ladder.cpp): the results of the reference-only features
-/// (FeatureInstance::reference_only()) for each reference frame, computed once.
+/// A ladder's shared work (ladder.cpp): for each reference frame, the results of the
+/// reference-only features (FeatureInstance::reference_only()), computed once, and of the
+/// ladder-shared ones (FeatureInstance::ladder_shared(): VIF, ADM) for every in-sync
+/// rendition at once, the reference's side computed once.
 class ReferenceShare {
 public:
     virtual ~ReferenceShare() = default;
-    /// The share's plan: its features are the reference-only ones, in session order.
+    /// The share's plan: its features are the session's shared ones, in session order.
     virtual const FramePlan& plan() const = 0;
-    /// Ladder frame L's results (blocks until they are there). Throws engine::Error.
+    /// Ladder frame L's results (blocks until they are there): one block of plan().n_values
+    /// values and plan().n_series series per consumer, in the order they were given.
+    /// Throws engine::Error.
     virtual const FrameResult& result(unsigned ladder_index) = 0;
     /// One consumer of ladder frame L is done with it.
     virtual void release(unsigned ladder_index) = 0;
@@ -45,16 +49,20 @@ public:
     ~Session();
 
     void send(const VmafCudaPicture& ref, const VmafCudaPicture& dist);
-    /// A ladder's send: with `share` (not null) the reference-only features do not run
-    /// here; frame sent_'s values for them come from share->result(ladder_index), which
-    /// the caller guarantees are those this session would compute (same reference
-    /// pictures, same frame index).
+    /// A ladder's send: with `share` (not null) the shared features do not run here; frame
+    /// sent_'s values for them come from block `block` of share->result(ladder_index),
+    /// which the caller guarantees are those this session would compute (same reference
+    /// pictures, same distorted picture, same frame index).
     void send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, ReferenceShare* share,
-              unsigned ladder_index);
-    /// The reference-only features (in session order), for a ladder's share.
-    std::vector<const FeatureInstance*> reference_only_features() const;
-    /// A backend of this session's kind and configuration for another plan.
-    std::unique_ptr<Backend> make_backend(const FramePlan& plan) const;
+              unsigned ladder_index, unsigned block);
+    /// Throws engine::Error (EINVAL) naming what send() would refuse in this pair.
+    void check_pair(const VmafCudaPicture& ref, const VmafCudaPicture& dist) const;
+    /// The features a ladder's share computes (in session order): the reference-only ones
+    /// and the ladder-shared ones.
+    std::vector<const FeatureInstance*> shared_features() const;
+    /// A backend of this session's kind and configuration for another plan, taking up to
+    /// `renditions` distorted pictures per frame (Backend::submit_ladder).
+    std::unique_ptr<Backend> make_backend(const FramePlan& plan, unsigned renditions = 1) const;
     /// Frames the session keeps in flight before it waits.
     unsigned in_flight() const { return in_flight_; }
     /// Returns VMAF_CUDA_OK (row filled), VMAF_CUDA_EAGAIN or VMAF_CUDA_EOF.
@@ -116,9 +124,9 @@ private:
     std::unique_ptr<Backend> backend_;
     BackendConfig backend_config_;
     /// Frames whose reference-only values come from a ladder's share: (frame, ladder frame).
-    struct SharedFrame { unsigned index, ladder_index; ReferenceShare* share; };
+    struct SharedFrame { unsigned index, ladder_index, block; ReferenceShare* share; };
     std::deque<SharedFrame> shared_frames_;
-    std::uint64_t share_mask_ = 0; ///< bit i: feature i is reference-only
+    std::uint64_t share_mask_ = 0; ///< bit i: feature i is computed by a ladder's share
 
     unsigned sent_ = 0;
     unsigned computed_ = 0;              ///< frames whose results came back

@@ -321,7 +321,8 @@ int vmaf_cuda_write_log(VmafCudaSession *vs, const char *path,
  * An encoder ladder: N distorted renditions scored against one reference, each exactly
  * as a session of its own (vmaf_cuda_open() with the same settings, fed the same pairs)
  * would score it, with what the features compute from the reference alone done once
- * per reference frame for all renditions (motion; see docs/PERFORMANCE.md for what is
+ * per reference frame for all renditions in step (motion; the reference's side of VIF
+ * and ADM, whose renditions are scored together; README "The C API" says what is
  * shared). All renditions have the reference's size, bpc and chroma (scale them first).
  *
  *     VmafCudaLadder *l; vmaf_cuda_ladder_open(&l, &s, 3, err, sizeof err);

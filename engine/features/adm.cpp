@@ -52,6 +52,7 @@ public:
         for (int k = 0; k < 7; ++k) outs_.push_back(make_output(kProvided[k], spec));
     }
     const std::vector<OutputDef>& outputs() const override { return outs_; }
+    bool ladder_shared() const override { return true; }
 
     std::unique_ptr<CpuStage> cpu() const override {
         struct Stage final : CpuStage {
@@ -69,13 +70,20 @@ public:
 
 #ifdef VMAF_CUDA_HAVE_CUDA
     bool has_gpu() const override { return true; }
-    std::unique_ptr<GpuStage> gpu(const GpuContext&) const override {
+    std::unique_ptr<GpuStage> gpu(const GpuContext& ctx) const override {
         struct Stage final : GpuStage {
             const Adm& f;
             cuda::AdmKernel k;
-            explicit Stage(const Adm& a) : f(a), k(a.geo_.width, a.geo_.height, a.geo_.bpc, a.opt_) {}
+            Stage(const Adm& a, unsigned renditions)
+                : f(a), k(a.geo_.width, a.geo_.height, a.geo_.bpc, a.opt_, renditions) {}
             std::size_t accum_bytes() const override { return sizeof(ref::AdmAccum); }
+            bool ladder() const override { return true; }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
+                if (fr.renditions > 1) { // a ladder's share: every rendition at once
+                    k.enqueue(*fr.ref_luma, fr.dist_lumas, fr.renditions,
+                              static_cast<ref::AdmAccum*>(d), static_cast<cudaStream_t>(st));
+                    return;
+                }
                 k.enqueue(*fr.ref_luma, *fr.dist_luma, static_cast<ref::AdmAccum*>(d),
                           static_cast<cudaStream_t>(st));
             }
@@ -86,7 +94,7 @@ public:
                     out);
             }
         };
-        return std::make_unique<Stage>(*this);
+        return std::make_unique<Stage>(*this, ctx.renditions);
     }
 #endif
 

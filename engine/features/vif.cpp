@@ -38,6 +38,7 @@ public:
         for (int k = 0; k < 4; ++k) outs_.push_back(make_output(kProvided[k], spec));
     }
     const std::vector<OutputDef>& outputs() const override { return outs_; }
+    bool ladder_shared() const override { return true; }
 
     std::unique_ptr<CpuStage> cpu() const override {
         struct Stage final : CpuStage {
@@ -55,13 +56,20 @@ public:
 
 #ifdef VMAF_CUDA_HAVE_CUDA
     bool has_gpu() const override { return true; }
-    std::unique_ptr<GpuStage> gpu(const GpuContext&) const override {
+    std::unique_ptr<GpuStage> gpu(const GpuContext& ctx) const override {
         struct Stage final : GpuStage {
             const Vif& f;
             cuda::VifKernel k;
-            explicit Stage(const Vif& v) : f(v), k(v.geo_.width, v.geo_.height, v.geo_.bpc, v.opt_) {}
+            Stage(const Vif& v, unsigned renditions)
+                : f(v), k(v.geo_.width, v.geo_.height, v.geo_.bpc, v.opt_, renditions) {}
             std::size_t accum_bytes() const override { return sizeof(ref::VifAccum); }
+            bool ladder() const override { return true; }
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
+                if (fr.renditions > 1) { // a ladder's share: every rendition at once
+                    k.enqueue(*fr.ref_luma, fr.dist_lumas, fr.renditions,
+                              static_cast<ref::VifAccum*>(d), static_cast<cudaStream_t>(st));
+                    return;
+                }
                 k.enqueue(*fr.ref_luma, *fr.dist_luma, static_cast<ref::VifAccum*>(d),
                           static_cast<cudaStream_t>(st));
             }
@@ -70,7 +78,7 @@ public:
                 put(ref::vif_finish(*static_cast<const ref::VifAccum*>(h), f.opt_), out);
             }
         };
-        return std::make_unique<Stage>(*this);
+        return std::make_unique<Stage>(*this, ctx.renditions);
     }
 #endif
 

@@ -143,6 +143,7 @@ struct Case {
     std::vector<std::vector<char>> pattern;
     std::vector<unsigned> ref_of;
     unsigned subsample = 1;
+    unsigned threads = 0; ///< settings.n_threads (CPU backend: > 1 keeps VIF and ADM per rendition)
 };
 
 void run_case(const Case& c) {
@@ -160,6 +161,7 @@ void run_case(const Case& c) {
 
     VmafCudaSettings s = settings(c.w, c.h, c.bpc, c.models, c.features);
     s.n_subsample = c.subsample;
+    s.n_threads = c.threads;
     char err[512];
     // The ladder.
     VmafCudaLadder* l = nullptr;
@@ -261,6 +263,14 @@ TEST_CASE("ladder: late start, skipped and repeated reference frames, early end"
               "name=motion:motion_five_frame_window=true:motion_moving_average=true",
               {all(n), late, every_other, early, gap}, refs});
     run_case({"subsample", 80, 72, 8, n, 2, nullptr, nullptr, {all(n), gap}, iota(n), 3});
+    // A reference frame that no rendition has: the share closes for good (every rendition
+    // computes everything itself from then on) and must not hold pictures back.
+    std::vector<char> hole = all(n), hole_late = all(n);
+    hole[4] = hole_late[4] = 0;
+    hole_late[0] = 0;
+    run_case({"closed", 80, 72, 8, n, 3, nullptr, nullptr, {hole, hole, hole_late}, iota(n)});
+    // Worker threads: on the CPU backend each rendition then keeps its own VIF and ADM.
+    run_case({"threads", 80, 72, 10, n, 3, nullptr, nullptr, {all(n), late, gap}, iota(n), 1, 3});
 }
 
 TEST_CASE("ladder: the v1.0.16 model (SpEED, chroma, five-frame motion window)",
@@ -297,6 +307,8 @@ TEST_CASE("ladder: errors", "[api][ladder]") {
     const VmafCudaPicture* d[2] = {&pv, &bad};
     CHECK(vmaf_cuda_ladder_send(l, &pv, d) == VMAF_CUDA_EINVAL);
     CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 1") != std::string::npos);
+    CHECK(std::string(vmaf_cuda_error_message(vmaf_cuda_ladder_session(l, 1))).find("pitch") !=
+          std::string::npos);
     REQUIRE(vmaf_cuda_flush(r0) == VMAF_CUDA_OK);
     const VmafCudaPicture* d2[2] = {&pv, nullptr};
     CHECK(vmaf_cuda_ladder_send(l, &pv, d2) == VMAF_CUDA_ESTATE);
