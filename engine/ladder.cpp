@@ -220,21 +220,22 @@ int vmaf_cuda_ladder_send(VmafCudaLadder* l, const VmafCudaPicture* ref,
                 block[k] = int(consumers.size());
                 consumers.push_back(dist[k]);
             }
-    if (!consumers.empty()) {
-        // The share reads the consumers' pictures: refuse a bad one before it does.
-        for (unsigned k = 0; k < n; ++k) {
-            if (block[k] < 0) continue;
-            VmafCudaSession& vs = *l->renditions[k];
-            const int rc = guarded_to(&l->error, [&] {
-                vs.impl->check_pair(*ref, *dist[k]);
-                return VMAF_CUDA_OK;
-            });
-            if (rc < 0) {
-                l->error = "rendition " + std::to_string(k) + ": " + l->error;
-                vs.error = l->error;
-                return rc;
-            }
+    // Refuse a bad picture before anything of this frame is sent (the share reads the
+    // consumers' pictures; a refusal half-way would leave the renditions out of step).
+    for (unsigned k = 0; k < n; ++k) {
+        if (!dist[k]) continue;
+        VmafCudaSession& vs = *l->renditions[k];
+        const int rc = guarded_to(&l->error, [&] {
+            vs.impl->check_pair(*ref, *dist[k]);
+            return VMAF_CUDA_OK;
+        });
+        if (rc < 0) {
+            l->error = "rendition " + std::to_string(k) + ": " + l->error;
+            vs.error = l->error;
+            return rc;
         }
+    }
+    if (!consumers.empty()) {
         const int rc = guarded_to(&l->error, [&] {
             l->share->submit(l->sent, *ref, consumers);
             return VMAF_CUDA_OK;

@@ -361,7 +361,7 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist) {
 std::vector<const FeatureInstance*> Session::shared_features() const {
     std::vector<const FeatureInstance*> out;
     for (std::size_t i = 0; i < features_.size(); ++i)
-        if (share_mask_ >> i & 1) out.push_back(features_[i].get());
+        if (shared(i)) out.push_back(features_[i].get());
     return out;
 }
 
@@ -390,6 +390,10 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, Refe
 void Session::check_pair(const VmafCudaPicture& ref, const VmafCudaPicture& dist) const {
     validate_picture(ref, "reference", settings_);
     validate_picture(dist, "distorted", settings_);
+    if (std::string(backend_->name()) == "cpu" &&
+        (ref.memory != VMAF_CUDA_MEMORY_HOST || dist.memory != VMAF_CUDA_MEMORY_HOST))
+        throw Error(VMAF_CUDA_ENODEV,
+                    "device pictures need the CUDA backend, but this session runs on the CPU");
     if (plan_.chroma) {
         std::string readers;
         for (const auto& f : features_)
@@ -421,7 +425,7 @@ void Session::on_result(FrameResult&& fr) {
         const FramePlan& sp = sf.share->plan();
         std::size_t j = 0;
         for (std::size_t i = 0; i < features_.size(); ++i) {
-            if (!(share_mask_ >> i & 1)) continue;
+            if (!shared(i)) continue;
             const FeatureInstance& f = *features_[i];
             const std::size_t bv = sf.block * sp.n_values, bs = sf.block * sp.n_series;
             std::copy_n(sr.values.begin() + bv + sp.out_offset[j], f.outputs().size(),

@@ -127,6 +127,8 @@ private:
     struct SharedFrame { unsigned index, ladder_index, block; ReferenceShare* share; };
     std::deque<SharedFrame> shared_frames_;
     std::uint64_t share_mask_ = 0; ///< bit i: feature i is computed by a ladder's share
+    /// Whether feature i comes from a ladder's share (only the first 64 can).
+    bool shared(std::size_t i) const { return i < 64 && (share_mask_ >> i & 1); }
 
     unsigned sent_ = 0;
     unsigned computed_ = 0;              ///< frames whose results came back

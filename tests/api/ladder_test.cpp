@@ -281,6 +281,19 @@ TEST_CASE("ladder: the v1.0.16 model (SpEED, chroma, five-frame motion window)",
               iota(n)});
 }
 
+TEST_CASE("ladder: more than 64 feature instances", "[api][ladder]") {
+    // Only the first 64 features can come from the share: here the 65th, speed_temporal
+    // (it reads previous distorted pictures), must stay each rendition's own.
+    for (int variants : {61, 62}) { // speed_temporal the 65th or the 66th feature
+        std::string features;
+        for (int i = 0; i < variants; ++i)
+            features += "name=vif:vif_enhn_gain_limit=" + std::to_string(1.0 + 0.5 * i) + "|";
+        features += "name=speed_temporal";
+        const unsigned n = 4;
+        run_case({"many", 160, 160, 8, n, 2, nullptr, features.c_str(), {all(n), all(n)}, iota(n)});
+    }
+}
+
 TEST_CASE("ladder: errors", "[api][ladder]") {
     VmafCudaSettings s = settings(64, 48, 8, nullptr, nullptr);
     VmafCudaLadder* l = nullptr;
@@ -309,7 +322,31 @@ TEST_CASE("ladder: errors", "[api][ladder]") {
     CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 1") != std::string::npos);
     CHECK(std::string(vmaf_cuda_error_message(vmaf_cuda_ladder_session(l, 1))).find("pitch") !=
           std::string::npos);
+    // A rendition out of step (it had no frame at the first two reference frames) with a
+    // bad picture: nothing of the frame is sent, to any rendition.
+    const VmafCudaPicture* d_skip[2] = {&pv, nullptr};
+    REQUIRE(vmaf_cuda_ladder_send(l, &pv, d_skip) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_ladder_send(l, &pv, d_skip) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_ladder_send(l, &pv, d) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 1") != std::string::npos);
+    // a device picture on the CPU backend: refused before anything is sent, naming it
+    if (test_backend() == VMAF_CUDA_BACKEND_CPU) {
+        VmafCudaPicture dev = pv;
+        dev.memory = VMAF_CUDA_MEMORY_DEVICE;
+        const VmafCudaPicture* dd[2] = {&pv, &dev};
+        CHECK(vmaf_cuda_ladder_send(l, &pv, dd) == VMAF_CUDA_ENODEV);
+        CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 1: device pictures") !=
+              std::string::npos);
+    }
+    REQUIRE(vmaf_cuda_ladder_send(l, &pv, d_skip) == VMAF_CUDA_OK);
     REQUIRE(vmaf_cuda_flush(r0) == VMAF_CUDA_OK);
+    {
+        // three frames reached rendition 0, none of the refused ones
+        VmafCudaFrameScores fs;
+        unsigned n0 = 0;
+        while (vmaf_cuda_receive(r0, &fs) == VMAF_CUDA_OK) ++n0;
+        CHECK(n0 == 3);
+    }
     const VmafCudaPicture* d2[2] = {&pv, nullptr};
     CHECK(vmaf_cuda_ladder_send(l, &pv, d2) == VMAF_CUDA_ESTATE);
     CHECK(std::string(vmaf_cuda_ladder_error_message(l)).find("rendition 0") != std::string::npos);
