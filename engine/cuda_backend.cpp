@@ -131,7 +131,8 @@ public:
             ctx.slots = (ring_ + lanes - 1) / lanes + 1;
         };
         set_depth(heavy ? kHeavyInFlight : 0);
-        ctx.renditions = std::max(cfg_.renditions, 1u);
+        rend_ = std::max(cfg_.renditions, 1u);
+        ctx.renditions = rend_;
         std::size_t free_before = 0, total = 0;
         if (heavy) VMAF_CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
         const std::size_t n_streams = std::clamp<std::size_t>(plan_.features.size(), 1, 4);
@@ -178,14 +179,13 @@ public:
         }
         // A ladder's share (renditions > 1): its features are reference-only (one
         // accumulator) or ladder stages (one per rendition); nothing else can be shared.
-        const unsigned rend = std::max(cfg_.renditions, 1u);
         for (std::size_t i = 0; i < plan_.features.size(); ++i) {
             const auto& st = lanes_[0].stages[i];
-            const bool per_rendition = rend > 1 && !plan_.features[i]->reference_only();
-            if (per_rendition && !st->ladder())
+            const unsigned per_frame = renditions_of(rend_, i);
+            if (per_frame > 1 && !st->ladder())
                 throw Error(VMAF_CUDA_EINTERNAL, "a ladder's share holds a feature without a ladder stage");
             layout_.off.push_back(layout_.bytes);
-            layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1) * (per_rendition ? rend : 1));
+            layout_.bytes += align(std::max<std::size_t>(st->accum_bytes(), 1) * per_frame);
         }
         if (layout_.bytes == 0) layout_.bytes = 256;
         dev_acc_ = DeviceBuffer(layout_.bytes * ring_);
@@ -198,12 +198,12 @@ public:
         ch_ = ref::yuv_chroma_height(c.height, c.chroma);
         // Allocated on first use: device pictures without a shift never need them.
         own_ref_.resize(owned_);
-        own_dist_.resize(std::size_t(owned_) * rend);
+        own_dist_.resize(std::size_t(owned_) * rend_);
         own_ref_c_.resize(owned_);
-        own_dist_c_.resize(std::size_t(owned_) * rend);
-        dist_views_.resize(rend);
-        dist_lumas_.resize(rend);
-        dist_luma_ptrs_.resize(rend);
+        own_dist_c_.resize(std::size_t(owned_) * rend_);
+        dist_views_.resize(rend_);
+        dist_lumas_.resize(rend_);
+        dist_luma_ptrs_.resize(rend_);
         hist_.resize(plan_.history + 1);
         // Workers for the host finishes that may run on any thread, when some stage has one:
         // settings.n_threads of them, or by default half the host's cores, up to eight
@@ -259,7 +259,7 @@ public:
 
     void submit_ladder(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture* const* dists,
                        unsigned n) override {
-        if (!dists || n < 1 || n > std::max(cfg_.renditions, 1u))
+        if (!dists || n < 1 || n > rend_)
             throw Error(VMAF_CUDA_EINTERNAL, "ladder frame with " + std::to_string(n) +
                                                  " renditions (1.." + std::to_string(cfg_.renditions) + ")");
         submit_frame(index, r, dists, n, 0);
@@ -276,7 +276,6 @@ public:
             const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
             const bool need_dist = scored || plan_.dist_every_frame;
             Lane& lane = lanes_[index % lanes_.size()];
-            const unsigned rend = std::max(cfg_.renditions, 1u);
 
             // Inputs on the caller's stream (upload or shift into owned planes when needed).
             bool owns = r.memory == VMAF_CUDA_MEMORY_HOST || r.shift;
@@ -299,8 +298,7 @@ public:
                 if (plan_.history) {
                     prepare(r, own_ref_[o], own_ref_c_[o], cur.ref, cur.ref_luma);
                     cur.valid = true;
-                    for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
-                    hist_[0] = cur;
+                    push_history(cur);
                 }
                 VMAF_CUDA_CHECK(cudaEventRecord(events_[slot], stream_));
                 queue_.push_back(make_pending(index, scored, skip, slot, n, t_begin));
@@ -308,10 +306,10 @@ public:
             }
             prepare(r, own_ref_[o], own_ref_c_[o], cur.ref, cur.ref_luma);
             if (need_dist) {
-                prepare(*dp[0], own_dist_[o * rend], own_dist_c_[o * rend], cur.dist, cur.dist_luma);
+                prepare(*dp[0], own_dist_[o * rend_], own_dist_c_[o * rend_], cur.dist, cur.dist_luma);
                 dist_luma_ptrs_[0] = &cur.dist_luma;
                 for (unsigned k = 1; k < n; ++k) {
-                    prepare(*dp[k], own_dist_[o * rend + k], own_dist_c_[o * rend + k],
+                    prepare(*dp[k], own_dist_[o * rend_ + k], own_dist_c_[o * rend_ + k],
                             dist_views_[k].planes, dist_lumas_[k]);
                     dist_luma_ptrs_[k] = &dist_lumas_[k];
                 }
@@ -344,13 +342,12 @@ public:
             for (std::size_t i = 0; i < lane.stages.size(); ++i) {
                 if (!plan_.runs(i, scored, skip)) continue;
                 // A ladder's frame: ladder stages get every rendition, reference-only ones one.
-                f.renditions = n > 1 && !plan_.features[i]->reference_only() ? n : 1;
+                f.renditions = renditions_of(n, i);
                 lane.stages[i]->enqueue(f, dbase + layout_.off[i], lane.stream[i % lane.stream.size()]);
             }
             if (plan_.history) {
-                for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
-                hist_[0] = cur;
-                if (!need_dist) hist_[0].dist[0] = cuda::DevicePlane{};
+                if (!need_dist) cur.dist[0] = cuda::DevicePlane{};
+                push_history(cur);
             }
             // Join on the lane's first stream, read the accumulators back, mark the slot.
             for (std::size_t k = 1; k < lane.stream.size(); ++k) {
@@ -404,7 +401,7 @@ public:
             // A ladder's frame: the reference-only features' values in every block.
             for (unsigned r = 1; r < p->renditions; ++r)
                 for (std::size_t i = 0; i < plan_.features.size(); ++i) {
-                    if (!plan_.features[i]->reference_only()) continue;
+                    if (renditions_of(p->renditions, i) > 1) continue;
                     auto& v = p->result.values;
                     auto& sr = p->result.series;
                     std::copy_n(v.begin() + plan_.out_offset[i], plan_.features[i]->outputs().size(),
@@ -491,13 +488,19 @@ private:
         double* series;
     };
     Where where(Pending& p, const unsigned char* hbase, std::size_t i, unsigned r) {
-        const std::size_t acc = r ? r * lanes_[0].stages[i]->accum_bytes() : 0;
-        return {hbase + layout_.off[i] + acc,
+        return {hbase + layout_.off[i] + r * lanes_[0].stages[i]->accum_bytes(),
                 p.result.values.data() + r * plan_.n_values + plan_.out_offset[i],
                 p.result.series.data() + r * plan_.n_series + plan_.series_offset[i]};
     }
-    unsigned renditions_of(const Pending& p, std::size_t i) const {
-        return p.renditions > 1 && !plan_.features[i]->reference_only() ? p.renditions : 1;
+    /// Renditions feature i computes on a frame of n (a ladder's frame: all of them, but
+    /// once for the reference-only features).
+    unsigned renditions_of(unsigned n, std::size_t i) const {
+        return n > 1 && !plan_.features[i]->reference_only() ? n : 1;
+    }
+    /// Frame views `cur` become the newest previous frame.
+    void push_history(const FrameViews& cur) {
+        for (std::size_t k = hist_.size() - 1; k > 0; --k) hist_[k] = hist_[k - 1];
+        hist_[0] = cur;
     }
 
     void start_finish(Pending& p) {
@@ -511,12 +514,12 @@ private:
         try {
             for (std::size_t i = 0; i < lane.stages.size(); ++i)
                 if (plan_.runs(i, p.scored, p.skip))
-                    for (unsigned r = 0; r < renditions_of(p, i); ++r)
+                    for (unsigned r = 0; r < renditions_of(p.renditions, i); ++r)
                         lane.stages[i]->before_finish(p.index, where(p, hbase, i, r).accum,
                                                       lane.stream[i % lane.stream.size()]);
             for (std::size_t i = 0; i < lane.stages.size(); ++i) {
                 if (!plan_.runs(i, p.scored, p.skip)) continue;
-                for (unsigned r = 0; r < renditions_of(p, i); ++r) {
+                for (unsigned r = 0; r < renditions_of(p.renditions, i); ++r) {
                     if (!workers_.empty() && lane.stages[i]->finish_on_any_thread()) {
                         pooled.emplace_back(i, r);
                         continue;
@@ -694,6 +697,7 @@ private:
     std::size_t bps_ = 1, pitch_ = 0;
     unsigned cw_ = 0, ch_ = 0;
     unsigned owned_ = 0;
+    unsigned rend_ = 1; ///< distorted pictures per frame, at most (BackendConfig::renditions)
     std::vector<DeviceBuffer> own_ref_, own_dist_, own_ref_c_, own_dist_c_;
     std::vector<FrameViews> hist_;   ///< hist_[k]: frame index - 1 - k (history frames)
     /// A ladder's frame: renditions 1.. (rendition 0's views are FrameViews::dist).
