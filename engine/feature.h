@@ -124,7 +124,8 @@ public:
 class GpuStage {
 public:
     virtual ~GpuStage() = default;
-    /// Bytes of the device accumulator one frame writes (zeroed before enqueue; copied back).
+    /// Bytes of the device accumulator one frame writes (the backend zeroes it on the
+    /// stage's stream before enqueue, so kernels need not; copied back).
     virtual std::size_t accum_bytes() const = 0;
     /// Enqueues the frame's kernels on `stream` (a cudaStream_t).
     virtual void enqueue(const GpuFrame& f, void* d_accum, void* stream) = 0;

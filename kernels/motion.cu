@@ -134,9 +134,9 @@ MotionKernel::MotionKernel(unsigned w, unsigned h, unsigned bpc) : w_(w), h_(h),
 }
 
 void MotionKernel::enqueue(const DeviceLuma& prev_ref, const DeviceLuma& cur_ref,
-                           std::uint64_t* d_out, cudaStream_t stream) {
+                           std::uint64_t* d_out, cudaStream_t stream, bool out_zeroed) {
     require_plane_pair(prev_ref, cur_ref, d_out, w_, h_, bpc_, "MotionKernel");
-    VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(std::uint64_t), stream));
+    if (!out_zeroed) VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(std::uint64_t), stream));
     MotionParams p{};
     p.prev = static_cast<const unsigned char*>(prev_ref.data);
     p.cur = static_cast<const unsigned char*>(cur_ref.data);

@@ -29,13 +29,14 @@ public:
     /// \throws CudaError (cudaErrorInvalidValue) on invalid arguments, or on a CUDA failure.
     MotionKernel(unsigned w, unsigned h, unsigned bpc);
 
-    /// Enqueue on `stream`: zero `*d_out` (device memory) and add the blurred SAD between
+    /// Enqueue on `stream`: zero `*d_out` (device memory; not when `out_zeroed`, the
+    /// caller's promise that it is zero when the stream gets here) and add the blurred SAD between
     /// `prev_ref` and `cur_ref` (both of this object's size and bpc). No host
     /// synchronisation, no allocation; the object holds no per-frame state, so enqueues
     /// on several streams may overlap.
     /// \throws CudaError on a launch failure or a size/bpc mismatch.
     void enqueue(const DeviceLuma& prev_ref, const DeviceLuma& cur_ref, std::uint64_t* d_out,
-                 cudaStream_t stream);
+                 cudaStream_t stream, bool out_zeroed = false);
 
     unsigned width() const { return w_; }
     unsigned height() const { return h_; }

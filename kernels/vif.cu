@@ -399,8 +399,15 @@ __device__ __forceinline__ std::uint32_t horizontal_dec(const std::uint32_t* d, 
     return (a + 32768u) >> 16;
 }
 
+// Resident blocks per SM the pair kernel of scale S is compiled for (registers per
+// thread follow from it). VMAF_CUDA_VIF_S0_BLOCKS overrides scale 0's for experiments.
+#ifndef VMAF_CUDA_VIF_S0_BLOCKS
+#define VMAF_CUDA_VIF_S0_BLOCKS 2
+#endif
+__host__ __device__ constexpr int min_blocks_of(int s) { return s == 0 ? VMAF_CUDA_VIF_S0_BLOCKS : 2; }
+
 template <int S, typename T, int SQ>
-__global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(ScaleParams p) {
+__global__ void __launch_bounds__(kThreads, min_blocks_of(S)) vif_scale_kernel(ScaleParams p) {
     constexpr int R = half_of(S);
     constexpr int TW = tile_w(S);
     constexpr int kRows = rows_of(S);
@@ -861,9 +868,9 @@ ScaleParams scale_params(int s, unsigned bpc, const unsigned* sw, const unsigned
 } // namespace
 
 void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAccum* d_out,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, bool out_zeroed) {
     require_plane_pair(ref, dis, d_out, w_, h_, bpc_, "VifKernel");
-    VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(ref::VifAccum), stream));
+    if (!out_zeroed) VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(ref::VifAccum), stream));
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
         ScaleParams p = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<std::uint16_t>());
@@ -887,17 +894,17 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAc
 }
 
 void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, unsigned n,
-                        ref::VifAccum* d_out, cudaStream_t stream) {
+                        ref::VifAccum* d_out, cudaStream_t stream, bool out_zeroed) {
     if (!dis || n < 1 || n > renditions_) invalid("ladder enqueue: n must be 1..renditions");
     for (unsigned r = 0; r < n; ++r) {
         if (!dis[r]) invalid("ladder enqueue: null distorted plane");
         require_plane_pair(ref, *dis[r], d_out + r, w_, h_, bpc_, "VifKernel");
     }
     if (n == 1) { // the pair kernel is the faster one for a single rendition
-        enqueue(ref, *dis[0], d_out, stream);
+        enqueue(ref, *dis[0], d_out, stream, out_zeroed);
         return;
     }
-    VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, n * sizeof(ref::VifAccum), stream));
+    if (!out_zeroed) VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, n * sizeof(ref::VifAccum), stream));
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
         LadderParams lp{};

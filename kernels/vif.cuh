@@ -41,25 +41,26 @@ public:
     VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions& opt,
               unsigned renditions = 1);
 
-    /// Enqueue the whole integer stage on `stream`: zero `*d_out` (device memory), then
-    /// add the sums of all four scales into it. No host synchronisation, no allocation.
+    /// Enqueue the whole integer stage on `stream`: zero `*d_out` (device memory; not
+    /// when `out_zeroed`, the caller's promise that it is zero when the stream reaches
+    /// this work), then add the sums of all four scales into it. No host synchronisation, no allocation.
     /// `ref`, `dis` must stay valid until the stream reaches this work; they must have
     /// this object's size and bpc. Two enqueues of one object must not overlap in time
     /// (they share the scale planes): use one object per stream.
     /// \throws CudaError on a launch failure or a size/bpc mismatch.
     void enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAccum* d_out,
-                 cudaStream_t stream);
+                 cudaStream_t stream, bool out_zeroed = false);
 
     /// Encoder ladders: one reference against dis[0..n) (1 <= n <= renditions), writing
     /// d_out[r] (n consecutive accumulators, device memory) for rendition r, each equal
     /// to what enqueue(ref, *dis[r], ...) writes. Per scale one launch: each tile computes
     /// the reference's side once (mu1, ref^2, sigma1_sq, the denominator sums and the
     /// reference's next-scale plane), then each rendition's mu2, dis^2, ref*dis and
-    /// numerator sums; n == 1 runs the pair kernel. Same ordering rules as the pair
-    /// enqueue. \throws CudaError on a launch failure, a size/bpc mismatch, a null plane
+    /// numerator sums; n == 1 runs the pair kernel. Same ordering rules and `out_zeroed`
+    /// as the pair enqueue. \throws CudaError on a launch failure, a size/bpc mismatch, a null plane
     /// or n outside 1..renditions.
     void enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, unsigned n,
-                 ref::VifAccum* d_out, cudaStream_t stream);
+                 ref::VifAccum* d_out, cudaStream_t stream, bool out_zeroed = false);
 
     unsigned width() const { return w_; }
     unsigned height() const { return h_; }

@@ -13,7 +13,7 @@ out=${OUT:-gpu-logs}
 mkdir -p "$out"
 B=$PWD/.carry/bin
 S=$PWD/.carry/shared
-export VMAF_CUDA_GOLDEN_DIR=$S/golden VMAF_CUDA_DECODED_DIR=/tmp/vmaf_decoded
+export VMAF_CUDA_GOLDEN_DIR=$S/golden VMAF_CUDA_DECODED_DIR=${VMAF_CUDA_DECODED_DIR:-/tmp/vmaf_decoded}
 mkdir -p "$VMAF_CUDA_DECODED_DIR"
 nvidia-smi -L
 declare -A rc

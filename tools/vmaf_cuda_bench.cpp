@@ -352,6 +352,10 @@ int main(int argc, char** argv) {
     app.add_option("--cpu-frames", cpu_frames, "Frames for the CPU reference measurement");
     app.add_option("--in-flight", cfg.in_flight, "frames_in_flight of the session (1..16)");
     app.add_flag("--no-cpu", no_cpu, "Skip the CPU reference measurement");
+    bool blocking_sync = false;
+    app.add_flag("--blocking-sync", blocking_sync,
+                 "Waits for the GPU block the thread (cudaDeviceScheduleBlockingSync) instead of "
+                 "spinning, so that host CPU time per frame is the submission's own cost");
     app.add_option("--chroma", cfg.chroma, "Chroma subsampling of the pictures: 420, 422, 444, 400")
         ->check(CLI::IsMember({420, 422, 444, 400}));
     app.add_flag("--interleaved", cfg.interleaved,
@@ -371,6 +375,10 @@ int main(int argc, char** argv) {
 
     int ndev = 0;
     const bool gpu = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0;
+    if (gpu && blocking_sync && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
+        std::printf("--blocking-sync: cudaSetDeviceFlags failed\n");
+        return 1;
+    }
     if (gpu) {
         cudaDeviceProp p{};
         cudaGetDeviceProperties(&p, 0);

@@ -104,7 +104,8 @@ public:
                 const unsigned dist = ref::motion_sad_distance(f.opt_);
                 if (fr.index >= ref::motion_first_index(f.opt_) && fr.prev_ref_luma[dist - 1])
                     k.enqueue(*fr.prev_ref_luma[dist - 1], *fr.ref_luma,
-                              static_cast<std::uint64_t*>(d), static_cast<cudaStream_t>(st));
+                              static_cast<std::uint64_t*>(d), static_cast<cudaStream_t>(st),
+                              true); // zeroed by the backend
             }
             bool finish_on_any_thread() const override { return true; }
             void finish(unsigned index, const void* h, double* out, double* series, void*) override {

@@ -67,11 +67,12 @@ public:
             void enqueue(const GpuFrame& fr, void* d, void* st) override {
                 if (fr.renditions > 1) { // a ladder's share: every rendition at once
                     k.enqueue(*fr.ref_luma, fr.dist_lumas, fr.renditions,
-                              static_cast<ref::VifAccum*>(d), static_cast<cudaStream_t>(st));
+                              static_cast<ref::VifAccum*>(d), static_cast<cudaStream_t>(st),
+                              true); // the backend zeroed every accumulator of the frame
                     return;
                 }
                 k.enqueue(*fr.ref_luma, *fr.dist_luma, static_cast<ref::VifAccum*>(d),
-                          static_cast<cudaStream_t>(st));
+                          static_cast<cudaStream_t>(st), true);
             }
             bool finish_on_any_thread() const override { return true; }
             void finish(unsigned, const void* h, double* out, double*, void*) override {
