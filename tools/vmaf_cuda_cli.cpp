@@ -112,17 +112,32 @@ std::string chroma_name(unsigned chroma) {
 }
 
 /// Rendition k's log path: `%d` in `pattern` replaced by k (ladders), else as given.
+/// A ladder's log path: `pattern` with each %d replaced by k and %% by % (as the filter's
+/// log_path); "" when it has no %d. One distorted input: `pattern` as given.
 std::string rendition_path(const std::string& pattern, unsigned k, unsigned n) {
     if (n == 1) return pattern;
-    const std::size_t pos = pattern.find("%d");
-    return pattern.substr(0, pos) + std::to_string(k) + pattern.substr(pos + 2);
+    std::string out;
+    bool has_d = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'd') {
+            out += std::to_string(k);
+            has_d = true;
+            ++i;
+        } else if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == '%') {
+            out += '%';
+            ++i;
+        } else {
+            out += pattern[i];
+        }
+    }
+    return has_d ? out : std::string();
 }
 
 int run(const Args& a) {
     const int precision = parse_precision(a.precision);
     const unsigned n_dist = unsigned(a.dist.size());
     if (n_dist > 64) return fail("at most 64 distorted inputs (-d), not " + std::to_string(n_dist));
-    if (n_dist > 1 && !a.output.empty() && a.output.find("%d") == std::string::npos)
+    if (n_dist > 1 && !a.output.empty() && rendition_path(a.output, 0, n_dist).empty())
         return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
                     " distorted inputs the log path must contain %d (the 0-based rendition "
                     "index), e.g. -o vmaf.%d.json");
@@ -247,10 +262,19 @@ int run(const Args& a) {
             if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs[k]));
         }
     }
+    // A rendition with no frame to score is an error (exit status 1), as alone; the
+    // others are still scored and logged, as the filter's ladder does.
+    if (n_dist == 1 && n[0] == 0) return fail("no frames to score");
+    bool empty = false;
     for (unsigned k = 0; k < n_dist; ++k)
-        if (n[k] == 0) return fail(n_dist > 1 ? "no frames to score in \"" + a.dist[k] + "\"" : "no frames to score");
+        if (n[k] == 0) {
+            fail("rendition " + std::to_string(k) + ": no frames to score in \"" + a.dist[k] +
+                 "\": no log written, no VMAF score");
+            empty = true;
+        }
     if (vmaf_cuda_ladder_flush(lad) < 0) return fail(vmaf_cuda_ladder_error_message(lad));
     for (unsigned k = 0; k < n_dist; ++k) {
+        if (n[k] == 0) continue;
         int r;
         while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {}
         if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs[k]));
@@ -260,7 +284,7 @@ int run(const Args& a) {
 
     for (unsigned k = 0; k < n_dist; ++k) {
         const double fps = secs > 0 ? double(n[k]) / secs : NAN;
-        if (!a.output.empty()) {
+        if (!a.output.empty() && n[k]) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
             const std::string path = rendition_path(a.output, k, n_dist);
@@ -275,6 +299,7 @@ int run(const Args& a) {
     // and -o), then ours: "VMAF score: X" of the first model on stdout. A ladder prefixes
     // each line with "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
+        if (n[k] == 0) continue;
         const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
         std::vector<double> scores;
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
@@ -304,7 +329,7 @@ int run(const Args& a) {
         if (!scores.empty()) std::printf("%sVMAF score: %f\n", prefix.c_str(), scores[0]);
         std::fflush(stdout);
     }
-    return 0;
+    return empty ? 1 : 0;
 }
 
 } // namespace

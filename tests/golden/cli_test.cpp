@@ -490,3 +490,47 @@ TEST_CASE("CLI ladder: a reference shorter than every rendition is warned about 
     CHECK(at != std::string::npos);
     CHECK(p.output.find("ended before", at + want.size()) == std::string::npos); // only once
 }
+
+TEST_CASE("CLI ladder: a rendition with no frame to score fails alone, the others are scored",
+          "[golden][cli][ladder]") {
+    const fs::path dir = tmp_dir();
+    GoldenCase full = find_case("testsrc2_320x240_8bit");
+    REQUIRE(!full.name.empty());
+    const fs::path empty = dir / "empty.yuv";
+    { std::ofstream(empty.string(), std::ios::binary); }
+    const std::string size = " -w 320 -h 240 -p 420 -b 8 --backend " + test_backend() +
+                             " --json --precision max";
+    // the empty rendition in the middle; "%d" twice and "%%" in the log path (as the
+    // filter's log_path: every %d is the index, %% a percent sign)
+    const Proc p = run("-r '" + full.ref + "' -d '" + full.dist + "' -d '" + empty.string() +
+                       "' -d '" + full.ref + "'" + size + " -o '" +
+                       (dir / "l%d.%%.%d.json").string() + "'");
+    INFO(p.output);
+    CHECK(WIFEXITED(p.status));
+    CHECK(WEXITSTATUS(p.status) == 1);
+    CHECK(p.output.find("rendition 1: no frames to score in \"" + empty.string() + "\"") !=
+          std::string::npos);
+    CHECK(p.output.find("rendition 1: VMAF score") == std::string::npos);
+    CHECK(!fs::exists(dir / "l1.%.1.json"));
+    for (unsigned k : {0u, 2u}) {
+        INFO("rendition " << k);
+        const fs::path log = dir / ("l" + std::to_string(k) + ".%." + std::to_string(k) + ".json");
+        REQUIRE(fs::exists(log));
+        const fs::path own = dir / ("own." + std::to_string(k) + ".json");
+        const Proc q = run("-r '" + full.ref + "' -d '" + (k == 0 ? full.dist : full.ref) + "'" +
+                           size + " -o '" + own.string() + "'");
+        REQUIRE(q.status == 0);
+        std::ifstream a(log), b(own);
+        nlohmann::json ja = nlohmann::json::parse(a), jb = nlohmann::json::parse(b);
+        ja.erase("fps");
+        jb.erase("fps");
+        CHECK(ja == jb);
+        CHECK(p.output.find("rendition " + std::to_string(k) + ": VMAF score: ") != std::string::npos);
+    }
+    // "%%d" is a literal "%d", not the index: refused as a path without %d
+    const Proc e = run("-r '" + full.ref + "' -d '" + full.dist + "' -d '" + full.ref + "'" + size +
+                       " -o '" + (dir / "x%%d.json").string() + "'");
+    CHECK(e.status != 0);
+    CHECK(e.output.find("must contain %d") != std::string::npos);
+    fs::remove_all(dir);
+}
