@@ -523,6 +523,12 @@ struct LadderParams {
     std::size_t next_stride;    // samples
     ref::VifAccum* out;         // rendition r's sums in out[r].scale[scale]
     int scale;
+    // Work units: tile t's renditions in `groups` groups of `group_size` (the last may be
+    // smaller); unit u is tile u / groups, group u % groups. Each group computes the
+    // reference's side of its tile again; group 0 alone adds the denominator and writes
+    // the reference's next-scale plane.
+    int groups;
+    int group_size;
 };
 
 template <typename T, int N>
@@ -594,7 +600,11 @@ __global__ void __launch_bounds__(kThreads, 2) vif_ladder_kernel(const LadderPar
     const int w2 = p.w / 2, h2 = p.h / 2;
     const int c = threadIdx.x;
 
-    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+    const int units = p.tiles * lp.groups;
+    for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        const int tile = unit / lp.groups, group = unit % lp.groups;
+        const int r_begin = group * lp.group_size;
+        const int r_end = min(lp.renditions, r_begin + lp.group_size);
         const int x0 = (tile % p.tiles_x) * TW;
         const int y0 = (tile / p.tiles_x) * kRows;
         const int gx = reflect(x0 - R + c, p.w);
@@ -628,13 +638,18 @@ __global__ void __launch_bounds__(kThreads, 2) vif_ladder_kernel(const LadderPar
             load_row_d<NVD>(v_sa + off, wd);
             horizontal_sq<S>(wd, xx);
             int s1[4];
+            long long dl = 0, dn = 0;
 #pragma unroll
             for (int o = 0; o < 4; ++o)
-                s1[o] = ref_pixel(mu1[o], xx[o], gx4 + o < p.w, p.lut, den_log, den_non_log);
+                s1[o] = ref_pixel(mu1[o], xx[o], gx4 + o < p.w, p.lut, dl, dn);
+            if (group == 0) { // (the same values in every group of the tile)
+                den_log += dl;
+                den_non_log += dn;
+            }
             *reinterpret_cast<uint4*>(r_mu1 + row * TW + 4 * g) = make_uint4(mu1[0], mu1[1], mu1[2], mu1[3]);
             *reinterpret_cast<int4*>(r_s1 + row * TW + 4 * g) = make_int4(s1[0], s1[1], s1[2], s1[3]);
         }
-        if constexpr (kDecimate) {
+        if constexpr (kDecimate) if (group == 0) {
             for (int i = threadIdx.x; i < kHalfW * (kRows / 2); i += kThreads) {
                 const int r2 = i / kHalfW, c2 = i % kHalfW;
                 const int oy = y0 / 2 + r2, ox = x0 / 2 + c2;
@@ -646,7 +661,7 @@ __global__ void __launch_bounds__(kThreads, 2) vif_ladder_kernel(const LadderPar
         __syncthreads();
 
         // Each rendition against the reference's terms.
-        for (int r = 0; r < lp.renditions; ++r) {
+        for (int r = r_begin; r < r_end; ++r) {
             {
                 std::uint32_t x[RAW_ROWS], y[RAW_ROWS];
                 load_column<T, RAW_ROWS>(p.ref + col, p.pitch_ref, lp.dis[r] + col, lp.pitch_dis[r],
@@ -777,6 +792,29 @@ std::size_t ladder_smem_for(int s) {
     case 2: return ladder_smem_bytes<2>();
     default: return ladder_smem_bytes<3>();
     }
+}
+
+// How a ladder launch at scale s splits each tile's n renditions into groups (work units
+// of their own, the reference's side recomputed in each): the split with the fewest
+// waves of units over `blocks` resident blocks, a unit costing the reference's side
+// (about 0.45 of a pair's instructions) plus about 0.83 per rendition (static counts,
+// docs/PERFORMANCE.md). Scale 0 keeps one group: its tiles fill the GPU many times over
+// and its reference side is the largest. Returns the group size.
+int ladder_group_size(int s, int tiles, int blocks, int n) {
+    if (s == 0 || n <= 1 || blocks <= 0) return n > 1 ? n : 1;
+    int best = n;
+    double best_cost = 0;
+    for (int size = n; size >= 1; --size) {
+        const int groups = (n + size - 1) / size;
+        const long long units = static_cast<long long>(tiles) * groups;
+        const long long waves = (units + blocks - 1) / blocks;
+        const double cost = static_cast<double>(waves) * (0.45 + 0.83 * size);
+        if (size == n || cost < best_cost * 0.97) { // a split must gain more than noise
+            best = size;
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
 [[noreturn]] void invalid(const std::string& what) {
@@ -932,7 +970,11 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, uns
         p.next_ref = s < 3 ? plane_ref_[s] : nullptr;
         lp.next_dis = s < 3 ? plane_dis_[s] : nullptr;
         lp.next_stride = s < 3 ? plane_bytes_[s] / sizeof(std::uint16_t) : 0;
-        const int grid = p.tiles < max_ladder_blocks_[s] ? p.tiles : max_ladder_blocks_[s];
+        lp.group_size = group_size_ ? static_cast<int>(group_size_ < n ? group_size_ : n)
+                                    : ladder_group_size(s, p.tiles, max_ladder_blocks_[s], static_cast<int>(n));
+        lp.groups = (static_cast<int>(n) + lp.group_size - 1) / lp.group_size;
+        const int units = p.tiles * lp.groups;
+        const int grid = units < max_ladder_blocks_[s] ? units : max_ladder_blocks_[s];
         ladder_kernel_for(s, bpc_)<<<grid, kThreads, ladder_smem_for(s), stream>>>(lp);
         VMAF_CUDA_CHECK_LAUNCH();
     }

@@ -67,6 +67,11 @@ public:
     unsigned bpc() const { return bpc_; }
     /// Device memory held by this object, in bytes.
     std::size_t device_bytes() const { return planes_.bytes() + log2_.bytes(); }
+    /// A ladder launch splits each tile's renditions into groups of this many (each group
+    /// a work unit of its own that recomputes the reference's side), at every scale; 0
+    /// (the default): chosen per scale from the tile and resident-block counts. For tests:
+    /// every split gives the same sums.
+    void set_ladder_group_size(unsigned size) { group_size_ = size; }
 
 private:
     unsigned w_, h_, bpc_, renditions_;
@@ -80,6 +85,7 @@ private:
     std::uint16_t* plane_dis_[3]; // rendition 0's; rendition r's is plane_bytes_[s] * r further
     int max_blocks_[4];       // resident blocks (SM count x occupancy) per scale kernel
     int max_ladder_blocks_[4] = {}; // the same for the ladder kernels (renditions > 1)
+    unsigned group_size_ = 0;       // set_ladder_group_size()
 };
 
 } // namespace vmaf_cuda::cuda

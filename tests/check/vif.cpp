@@ -121,6 +121,7 @@ namespace {
 struct LadderCombo {
     unsigned w, h, bpc, renditions, capacity;
     double egl;
+    unsigned group_size = 0; // VifKernel::set_ladder_group_size (0: the kernel's choice)
 };
 
 // K distorted planes of one reference, each of its own kind (a noisy copy at several
@@ -140,6 +141,7 @@ std::string run_ladder(const LadderCombo& c, std::uint64_t seed, cudaStream_t st
     }
     const vref::VifOptions opt{c.egl};
     vcu::VifKernel k(c.w, c.h, c.bpc, opt, c.capacity);
+    k.set_ladder_group_size(c.group_size);
     const DevicePlane d_ref(ref);
     std::vector<std::unique_ptr<DevicePlane>> d_dis;
     std::vector<const vcu::DeviceLuma*> views;
@@ -191,6 +193,9 @@ std::vector<LadderCombo> ladder_combos() {
     v.push_back({1920, 1080, 8, 2, 6, 100.0});
     v.push_back({1920, 1080, 10, 3, 3, 1.0});
     v.push_back({3840, 2160, 8, 2, 2, 100.0});
+    // every split of five renditions into groups (the last one smaller), at every scale
+    for (unsigned g = 1; g <= 6; ++g) v.push_back({321, 241, g % 2 ? 8u : 10u, 5, 6, 100.0, g});
+    v.push_back({1920, 1080, 8, 6, 6, 100.0}); // the kernel's own split at 1080p
     return v;
 }
 
@@ -204,7 +209,8 @@ TEST_CASE("vif: ladder enqueue equals one enqueue per rendition", "[vif][gpu]") 
         [](const LadderCombo& c) {
             return std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
                    "-bit K=" + std::to_string(c.renditions) + " of " + std::to_string(c.capacity) +
-                   " egl=" + std::to_string(c.egl);
+                   " egl=" + std::to_string(c.egl) + " groups of " +
+                   (c.group_size ? std::to_string(c.group_size) : std::string("auto"));
         });
 }
 
