@@ -817,6 +817,18 @@ int ladder_group_size(int s, int tiles, int blocks, int n) {
     return best;
 }
 
+// Blocks of a launch of `units` work units (tiles, or a ladder's tile groups) where
+// `resident` blocks fit on the GPU at once: at most VMAF_CUDA_VIF_GRID_WAVES times that
+// (1: a persistent grid, each block looping over units; larger: closer to one block per
+// unit, so that other streams' kernels take the SMs that finished blocks free).
+#ifndef VMAF_CUDA_VIF_GRID_WAVES
+#define VMAF_CUDA_VIF_GRID_WAVES 1
+#endif
+int grid_for(int units, int resident) {
+    const long long cap = static_cast<long long>(resident) * VMAF_CUDA_VIF_GRID_WAVES;
+    return units < cap ? units : static_cast<int>(cap);
+}
+
 [[noreturn]] void invalid(const std::string& what) {
     throw CudaError(cudaErrorInvalidValue, "VifKernel: " + what);
 }
@@ -925,7 +937,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAc
         p.next_ref = s < 3 ? plane_ref_[s] : nullptr;
         p.next_dis = s < 3 ? plane_dis_[s] : nullptr;
         p.out = &d_out->scale[s];
-        const int grid = p.tiles < max_blocks_[s] ? p.tiles : max_blocks_[s];
+        const int grid = grid_for(p.tiles, max_blocks_[s]);
         kernel_for(s, bpc_)<<<grid, kThreads, smem_for(s), stream>>>(p);
         VMAF_CUDA_CHECK_LAUNCH();
     }
@@ -974,7 +986,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, uns
                                     : ladder_group_size(s, p.tiles, max_ladder_blocks_[s], static_cast<int>(n));
         lp.groups = (static_cast<int>(n) + lp.group_size - 1) / lp.group_size;
         const int units = p.tiles * lp.groups;
-        const int grid = units < max_ladder_blocks_[s] ? units : max_ladder_blocks_[s];
+        const int grid = grid_for(units, max_ladder_blocks_[s]);
         ladder_kernel_for(s, bpc_)<<<grid, kThreads, ladder_smem_for(s), stream>>>(lp);
         VMAF_CUDA_CHECK_LAUNCH();
     }

@@ -142,6 +142,7 @@ DeviceInput upload(const HostPlane& h, Layout layout, std::mt19937_64& rng) {
         }
     DeviceInput d{vcu::DeviceBuffer(bytes.size()), {}};
     VMAF_CUDA_CHECK(cudaMemcpy(d.buf.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
     d.view.data = d.buf.get();
     d.view.pitch = pitch;
     d.view.width = h.width;

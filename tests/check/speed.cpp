@@ -190,6 +190,7 @@ struct DeviceChroma {
     static vcu::DeviceBuffer upload(const std::vector<std::uint8_t>& b) {
         vcu::DeviceBuffer d(b.size());
         VMAF_CUDA_CHECK(cudaMemcpy(d.get(), b.data(), b.size(), cudaMemcpyHostToDevice));
+        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
         return d;
     }
 };
@@ -414,6 +415,7 @@ struct DeviceLumaPlane {
         for (unsigned y = 0; y < h.height; ++y)
             for (unsigned x = 0; x < h.width; ++x) s.set(x, y, h.get(x, y) << shift);
         VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), s.bytes.data(), s.bytes.size(), cudaMemcpyHostToDevice));
+        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
         view = {buf.get(), h.pitch, h.width, h.height, h.bpc, 1, shift};
     }
 };

@@ -141,6 +141,7 @@ struct DevPlane {
         if (!p010) {
             buf = vcu::DeviceBuffer(h.bytes.size());
             VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), h.bytes.data(), h.bytes.size(), cudaMemcpyHostToDevice));
+            VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
             view.data = buf.get();
             view.pitch = h.pitch;
             return;
@@ -166,6 +167,7 @@ struct DevPlane {
             }
         buf = vcu::DeviceBuffer(host.size());
         VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
         view.data = buf.get();
         view.pitch = pitch;
         view.step = 2;

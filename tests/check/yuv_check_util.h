@@ -95,6 +95,7 @@ struct DevicePicture {
                     }
             bufs.emplace_back(bytes.size());
             VMAF_CUDA_CHECK(cudaMemcpy(bufs.back().get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+            VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
             return pitch;
         };
         auto view = [&](const void* data, std::size_t pitch, unsigned w, unsigned h, unsigned step) {
