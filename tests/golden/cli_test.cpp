@@ -6,6 +6,7 @@
 #include "golden_util.h"
 
 #include "catch.hpp"
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -372,9 +373,10 @@ TEST_CASE("CLI reads the chroma planes of 4:2:0, 4:2:2, 4:4:4 and 4:0:0 input, r
     fs::remove_all(dir);
 }
 
-// Hidden until the engine reads chroma (run: cli_test "[.chroma]"): psnr's Cb/Cr and
-// ciede through the CLI equal libvmaf's values (../shared/golden/libvmaf/*.companion.json).
-TEST_CASE("CLI psnr and ciede of the chroma planes equal libvmaf's", "[.chroma][cli]") {
+// psnr's Cb/Cr and ciede through the CLI equal libvmaf's values
+// (../shared/golden/libvmaf/*.companion.json). libvmaf's ciede of 4:2:0 pictures of odd
+// height reads past its picture (see libvmaf_log_test.cpp): compared within 0.1 there.
+TEST_CASE("CLI psnr and ciede of the chroma planes equal libvmaf's", "[golden][cli]") {
     const fs::path dir = tmp_dir();
     for (const GoldenCase& c : golden_cases()) {
         const std::string path = golden_dir() + "/libvmaf/" + c.name + ".companion.json";
@@ -399,10 +401,14 @@ TEST_CASE("CLI psnr and ciede of the chroma planes equal libvmaf's", "[.chroma][
                     const auto& m = frames[f].at("metrics");
                     REQUIRE(m.contains(k));
                     // libvmaf prints a non-finite value as null
-                    const bool same = want.is_null() ? m.at(k).is_null()
-                                                     : !m.at(k).is_null() &&
-                                                           same_double(m.at(k).get<double>(),
-                                                                       want.get<double>());
+                    const bool approx = std::string(k) == "ciede2000" && c.chroma == 420 &&
+                                        c.height % 2 == 1;
+                    const bool same =
+                        want.is_null()
+                            ? m.at(k).is_null()
+                            : !m.at(k).is_null() &&
+                                  (approx ? std::fabs(m.at(k).get<double>() - want.get<double>()) < 0.1
+                                          : same_double(m.at(k).get<double>(), want.get<double>()));
                     if (!same && !bad++)
                         first = "frame " + std::to_string(f) + " " + k + ": " + m.at(k).dump() +
                                 " vs " + want.dump();
