@@ -224,8 +224,10 @@ int run(const Args& a) {
     };
     std::vector<VmafCudaPicture> dp(n_dist);
     std::vector<const VmafCudaPicture*> dptr(n_dist);
+    bool ref_empty = false; // the reference had no frame (after --frame_skip_ref)
     while (a.frame_cnt < 0 || frames < a.frame_cnt) {
         const bool hr = ref.read(rl);
+        if (!hr && frames == 0) ref_empty = true;
         std::fill(dptr.begin(), dptr.end(), nullptr);
         bool any = false;
         std::string longer; // renditions with frames left when the reference ended
@@ -264,6 +266,7 @@ int run(const Args& a) {
     }
     // A rendition with no frame to score is an error (exit status 1), as alone; the
     // others are still scored and logged, as the filter's ladder does.
+    if (ref_empty) return fail("no frames to score: the reference \"" + a.ref + "\" has none");
     if (n_dist == 1 && n[0] == 0) return fail("no frames to score");
     bool empty = false;
     for (unsigned k = 0; k < n_dist; ++k)
@@ -272,6 +275,7 @@ int run(const Args& a) {
                  "\": no log written, no VMAF score");
             empty = true;
         }
+    if (frames == 0) return 1; // every rendition empty: nothing to flush or report
     if (vmaf_cuda_ladder_flush(lad) < 0) return fail(vmaf_cuda_ladder_error_message(lad));
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0) continue;

@@ -533,6 +533,15 @@ TEST_CASE("CLI ladder: a rendition with no frame to score fails alone, the other
         CHECK(ja == jb);
         CHECK(p.output.find("rendition " + std::to_string(k) + ": VMAF score: ") != std::string::npos);
     }
+    // an empty reference: one error naming it; every rendition empty: one error each
+    const Proc r = run("-r '" + empty.string() + "' -d '" + full.dist + "' -d '" + full.ref + "'" + size);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("the reference \"" + empty.string() + "\" has none") != std::string::npos);
+    const Proc both = run("-r '" + full.ref + "' -d '" + empty.string() + "' -d '" + empty.string() + "'" + size);
+    CHECK(both.status != 0);
+    CHECK(both.output.find("rendition 0: no frames to score") != std::string::npos);
+    CHECK(both.output.find("rendition 1: no frames to score") != std::string::npos);
+    CHECK(both.output.find("VMAF score") == std::string::npos);
     // "%%d" is a literal "%d", not the index: refused as a path without %d
     const Proc e = run("-r '" + full.ref + "' -d '" + full.dist + "' -d '" + full.ref + "'" + size +
                        " -o '" + (dir / "x%%d.json").string() + "'");
