@@ -141,8 +141,7 @@ DeviceInput upload(const HostPlane& h, Layout layout, std::mt19937_64& rng) {
             }
         }
     DeviceInput d{vcu::DeviceBuffer(bytes.size()), {}};
-    VMAF_CUDA_CHECK(cudaMemcpy(d.buf.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-    VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+    vmaf_cuda_test::upload(d.buf.get(), bytes.data(), bytes.size());
     d.view.data = d.buf.get();
     d.view.pitch = pitch;
     d.view.width = h.width;

@@ -54,9 +54,7 @@ TEST_CASE("cambi pool: device quick-select and ordered sum equal libvmaf's loop"
                 const int k = pool_topk_count(topk, n);
                 std::vector<float> want = a;
                 const double want_score = literal_pooling(want, topk);
-                REQUIRE(cudaMemcpy(d.get(), a.data(), n * sizeof(float), cudaMemcpyHostToDevice) ==
-                        cudaSuccess);
-                REQUIRE(cudaDeviceSynchronize() == cudaSuccess); // see check_util.h upload note
+                upload(d.get(), a.data(), n * sizeof(float));
                 vcu::CambiPoolStats st;
                 const double got_score = pool.pool(d.get<float>(), unsigned(n), unsigned(k), stream, &st);
                 std::vector<float> got(n);

@@ -240,19 +240,23 @@ inline vmaf_cuda::ref::LumaView to_view(const HostPlane& p) {
     return vmaf_cuda::ref::LumaView{p.bytes.data(), std::ptrdiff_t(p.pitch), p.width, p.height, p.bpc};
 }
 
-// Upload note: a cudaMemcpy from pageable host memory may return before its DMA has
-// reached device memory, and the kernels under test run on non-blocking streams, which do
-// not wait for the legacy default stream: every upload here is followed by
-// cudaDeviceSynchronize(). (Seen on an H100: the ADM ladder check read a reference plane
-// uploaded just before the launch as zeros, once in 129 combinations.)
+/// Copies `bytes` host bytes to device memory and waits until they are there: a
+/// cudaMemcpy from pageable host memory may return before its DMA has reached device
+/// memory, and the kernels under test run on non-blocking streams, which do not wait for
+/// the legacy default stream. (Seen on an H100: the ADM ladder check read a reference
+/// plane uploaded just before the launch as zeros, once in 129 combinations.) Every
+/// upload that a kernel on a non-blocking stream reads goes through here.
+inline void upload(void* dst, const void* src, std::size_t bytes) {
+    VMAF_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    VMAF_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 /// A device copy of a host plane, same pitch.
 struct DevicePlane {
     vmaf_cuda::cuda::DeviceBuffer buf;
     vmaf_cuda::cuda::DeviceLuma view;
     explicit DevicePlane(const HostPlane& h) : buf(h.bytes.size()) {
-        VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), h.bytes.data(), h.bytes.size(), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+        upload(buf.get(), h.bytes.data(), h.bytes.size());
         view.data = buf.get();
         view.pitch = h.pitch;
         view.width = h.width;

@@ -31,9 +31,7 @@ namespace vcu = vmaf_cuda::cuda;
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 void upload(vcu::DeviceBuffer& d, const std::vector<double>& x) {
-    REQUIRE(cudaMemcpy(d.get(), x.data(), x.size() * sizeof(double), cudaMemcpyHostToDevice) ==
-            cudaSuccess);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess); // see check_util.h upload note
+    vmaf_cuda_test::upload(d.get(), x.data(), x.size() * sizeof(double));
 }
 
 } // namespace

@@ -189,8 +189,7 @@ struct DeviceChroma {
     }
     static vcu::DeviceBuffer upload(const std::vector<std::uint8_t>& b) {
         vcu::DeviceBuffer d(b.size());
-        VMAF_CUDA_CHECK(cudaMemcpy(d.get(), b.data(), b.size(), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+        vmaf_cuda_test::upload(d.get(), b.data(), b.size());
         return d;
     }
 };
@@ -414,8 +413,7 @@ struct DeviceLumaPlane {
         HostPlane s = h;
         for (unsigned y = 0; y < h.height; ++y)
             for (unsigned x = 0; x < h.width; ++x) s.set(x, y, h.get(x, y) << shift);
-        VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), s.bytes.data(), s.bytes.size(), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+        upload(buf.get(), s.bytes.data(), s.bytes.size());
         view = {buf.get(), h.pitch, h.width, h.height, h.bpc, 1, shift};
     }
 };

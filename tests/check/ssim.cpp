@@ -140,8 +140,7 @@ struct DevPlane {
         view.bpc = h.bpc;
         if (!p010) {
             buf = vcu::DeviceBuffer(h.bytes.size());
-            VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), h.bytes.data(), h.bytes.size(), cudaMemcpyHostToDevice));
-            VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+            upload(buf.get(), h.bytes.data(), h.bytes.size());
             view.data = buf.get();
             view.pitch = h.pitch;
             return;
@@ -166,8 +165,7 @@ struct DevPlane {
                 std::memcpy(&host[y * pitch + 4 * std::size_t(x)], &v, 2);
             }
         buf = vcu::DeviceBuffer(host.size());
-        VMAF_CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+        upload(buf.get(), host.data(), host.size());
         view.data = buf.get();
         view.pitch = pitch;
         view.step = 2;

@@ -94,8 +94,7 @@ struct DevicePicture {
                         }
                     }
             bufs.emplace_back(bytes.size());
-            VMAF_CUDA_CHECK(cudaMemcpy(bufs.back().get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-            VMAF_CUDA_CHECK(cudaDeviceSynchronize()); // see check_util.h upload note
+            vmaf_cuda_test::upload(bufs.back().get(), bytes.data(), bytes.size());
             return pitch;
         };
         auto view = [&](const void* data, std::size_t pitch, unsigned w, unsigned h, unsigned step) {
