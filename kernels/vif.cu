@@ -399,15 +399,10 @@ __device__ __forceinline__ std::uint32_t horizontal_dec(const std::uint32_t* d, 
     return (a + 32768u) >> 16;
 }
 
-// Resident blocks per SM the pair kernel of scale S is compiled for (registers per
-// thread follow from it). VMAF_CUDA_VIF_S0_BLOCKS overrides scale 0's for experiments.
-#ifndef VMAF_CUDA_VIF_S0_BLOCKS
-#define VMAF_CUDA_VIF_S0_BLOCKS 2
-#endif
-__host__ __device__ constexpr int min_blocks_of(int s) { return s == 0 ? VMAF_CUDA_VIF_S0_BLOCKS : 2; }
-
+// Two resident blocks per SM (128 registers): three at scale 0 (80 registers, spills)
+// ran 19 % slower on an H100 (docs/PERFORMANCE.md, 2026-12-05).
 template <int S, typename T, int SQ>
-__global__ void __launch_bounds__(kThreads, min_blocks_of(S)) vif_scale_kernel(ScaleParams p) {
+__global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(ScaleParams p) {
     constexpr int R = half_of(S);
     constexpr int TW = tile_w(S);
     constexpr int kRows = rows_of(S);
