@@ -158,7 +158,8 @@ class Runner:
                            stderr=subprocess.PIPE, text=stdout is None)
         err = p.stderr if isinstance(p.stderr, str) else p.stderr.decode(errors="replace")
         if expect_ok and p.returncode != 0:
-            raise TestFailure("ffmpeg exited with %d:\n%s" % (p.returncode, tail(err)))
+            raise TestFailure("ffmpeg exited with %d:\n$ %s\n%s" % (p.returncode, " ".join(cmd),
+                                                                   tail(err)))
         return p.returncode, err, p.stdout
 
     def inputs(self, dis, ref, hw=False):
