@@ -22,6 +22,7 @@
 #include "vif.cuh"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace vmaf_cuda::cuda {
@@ -813,14 +814,28 @@ int ladder_group_size(int s, int tiles, int blocks, int n) {
 }
 
 // Blocks of a launch of `units` work units (tiles, or a ladder's tile groups) where
-// `resident` blocks fit on the GPU at once: at most VMAF_CUDA_VIF_GRID_WAVES times that
-// (1: a persistent grid, each block looping over units; larger: closer to one block per
-// unit, so that other streams' kernels take the SMs that finished blocks free).
+// `resident` blocks fit on the GPU at once: at most `waves` times that (1: a persistent
+// grid, each block looping over units; larger: closer to one block per unit, so that
+// other streams' kernels take the SMs that finished blocks free). The default is
+// VMAF_CUDA_VIF_GRID_WAVES (compile time, 1); the environment variable of that name
+// (1..100000, read once) overrides it, for timing the choice (docs/PERFORMANCE.md).
 #ifndef VMAF_CUDA_VIF_GRID_WAVES
 #define VMAF_CUDA_VIF_GRID_WAVES 1
 #endif
+long long grid_waves() {
+    static const long long waves = [] {
+        long long w = VMAF_CUDA_VIF_GRID_WAVES;
+        if (const char* e = std::getenv("VMAF_CUDA_VIF_GRID_WAVES"); e && *e) {
+            char* end = nullptr;
+            const long long v = std::strtoll(e, &end, 10);
+            if (end && !*end && v >= 1 && v <= 100000) w = v;
+        }
+        return w;
+    }();
+    return waves;
+}
 int grid_for(int units, int resident) {
-    const long long cap = static_cast<long long>(resident) * VMAF_CUDA_VIF_GRID_WAVES;
+    const long long cap = static_cast<long long>(resident) * grid_waves();
     return units < cap ? units : static_cast<int>(cap);
 }
 
