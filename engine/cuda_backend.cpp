@@ -17,11 +17,13 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace vmaf_cuda::engine {
 namespace {
@@ -101,6 +103,30 @@ public:
         return std::clamp(frames_in_flight / 2, 1u, 4u);
     }
 
+    /// CUDA priority of a lane's stream k (stage k of the plan, and k + n_streams...):
+    /// the default 0, or the k-th of VMAF_CUDA_STREAM_PRIORITIES ("p0,p1,...", CUDA's
+    /// scale: lower is more urgent; clamped to the device's range), read once: a knob for
+    /// timing how the stages' kernels share the SMs (docs/PERFORMANCE.md).
+    static int stream_priority(std::size_t k) {
+        static const std::vector<int> prio = [] {
+            std::vector<int> v;
+            const char* e = std::getenv("VMAF_CUDA_STREAM_PRIORITIES");
+            if (!e || !*e) return v;
+            int least = 0, greatest = 0;
+            if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) return v;
+            for (const char* q = e; *q;) {
+                char* end = nullptr;
+                const long x = std::strtol(q, &end, 10);
+                if (end == q) break;
+                v.push_back(static_cast<int>(std::clamp<long>(x, greatest, least)));
+                q = *end == ',' ? end + 1 : end;
+                if (*end != ',') break;
+            }
+            return v;
+        }();
+        return k < prio.size() ? prio[k] : 0;
+    }
+
     CudaBackend(const BackendConfig& c, const FramePlan& p) : cfg_(c), plan_(p) {
         ContextScope scope(api_, cfg_.cuda_context);
         if (!cfg_.cuda_context) VMAF_CUDA_CHECK(cudaSetDevice(cfg_.cuda_device < 0 ? 0 : cfg_.cuda_device));
@@ -140,7 +166,9 @@ public:
         for (Lane& l : lanes_) {
             l.stream.resize(n_streams);
             l.join.resize(n_streams);
-            for (auto& st : l.stream) VMAF_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+            for (std::size_t k = 0; k < n_streams; ++k)
+                VMAF_CUDA_CHECK(cudaStreamCreateWithPriority(&l.stream[k], cudaStreamNonBlocking,
+                                                             stream_priority(k)));
             for (auto& e : l.join) VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         }
         auto make_stages = [&]() {
