@@ -5,7 +5,9 @@
  * none sent out and no reason to be run again leaves av_buffersink_get_frame() with
  * EAGAIN although every input has ended: ffmpeg then aborts ("Assertion best_input >= 0
  * failed" in fftools/ffmpeg_filter.c). This is what ffmpeg meets when the decoders finish
- * before the filter has caught up; here it happens every time.
+ * before the filter has caught up; here it happens every time with FFmpeg 7.1's
+ * buffersink (9.0's asks the filter again whenever the graph has nothing ready, which
+ * hides a missing wake-up: the 7.1 build is the one that checks it).
  *
  * usage: liveness W H REF_FRAMES MAIN_FRAMES[,MAIN_FRAMES...] N_SUBSAMPLE [OPTIONS]
  *   one MAIN_FRAMES: the two-input filter; k of them: renditions=k (the ladder).

@@ -9,7 +9,11 @@ from (PATH/../../src, with the link flags of its ffbuild/config.mak) and runs it
 two-input filters and ladders: the filter must give every output frame and every output
 its end, with the frames n_subsample scores carrying lavfi.vmaf.score, although no
 input can bring anything more (ffmpeg's state once the decoders are done; there it
-aborts with "Assertion best_input >= 0 failed" if the filter stalls). Cases: lengths
+aborts with "Assertion best_input >= 0 failed" if the filter stalls). FFmpeg 7.1's
+buffersink then returns EAGAIN, which the harness reports; 9.0's asks the filter again
+whenever nothing is ready, which hides a missing wake-up (a filter that can never go on
+spins: reported after 120 s). So the 7.1 run (meson's ffmpeg_extra_versions) is the one
+that checks the wake-up; both check the frames and scores. Cases: lengths
 equal and not, n_subsample, one frame, the CPU backend's worker threads (scores come
 later than the send), live windows with SEI. Standard library only.
 """
@@ -74,8 +78,16 @@ def main():
         failed = 0
         for ref, mains, sub, opts in CASES:
             args = [exe, "176", "144", str(ref), mains, str(sub)] + ([opts] if opts else [])
-            p = subprocess.run(args, capture_output=True, text=True, timeout=300)
             name = "ref %d, main %s, n_subsample=%d%s" % (ref, mains, sub, ", " + opts if opts else "")
+            try:
+                p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                # FFmpeg 9.0's buffersink asks the filter again whenever the graph has
+                # nothing ready: a filter that can never go on spins there
+                failed += 1
+                print("FAIL %s: no end after 120 s (the filter spins without progress)\n$ %s"
+                      % (name, " ".join(args[1:])))
+                continue
             outs = "; ".join(l for l in p.stdout.splitlines() if l.startswith("output"))
             if p.returncode == 0:
                 print("PASS %s: %s" % (name, outs))
