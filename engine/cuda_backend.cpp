@@ -103,24 +103,18 @@ public:
         return std::clamp(frames_in_flight / 2, 1u, 4u);
     }
 
-    /// CUDA priority of a lane's stream k (stage k of the plan, and k + n_streams...):
-    /// the default 0, or the k-th of VMAF_CUDA_STREAM_PRIORITIES ("p0,p1,...", CUDA's
-    /// scale: lower is more urgent; clamped to the device's range), read once: a knob for
+    /// CUDA priority of a lane's stream k (stage k of the plan): the default 0, or the
+    /// k-th of VMAF_CUDA_STREAM_PRIORITIES ("p0,p1,...", CUDA's scale: lower is more
+    /// urgent; CUDA clamps values outside the device's range), read once: a knob for
     /// timing how the stages' kernels share the SMs (docs/PERFORMANCE.md).
     static int stream_priority(std::size_t k) {
         static const std::vector<int> prio = [] {
             std::vector<int> v;
-            const char* e = std::getenv("VMAF_CUDA_STREAM_PRIORITIES");
-            if (!e || !*e) return v;
-            int least = 0, greatest = 0;
-            if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) return v;
-            for (const char* q = e; *q;) {
-                char* end = nullptr;
+            const char* q = std::getenv("VMAF_CUDA_STREAM_PRIORITIES");
+            for (char* end = nullptr; q && *q; q = *end == ',' ? end + 1 : nullptr) {
                 const long x = std::strtol(q, &end, 10);
                 if (end == q) break;
-                v.push_back(static_cast<int>(std::clamp<long>(x, greatest, least)));
-                q = *end == ',' ? end + 1 : end;
-                if (*end != ',') break;
+                v.push_back(static_cast<int>(std::clamp(x, -1000L, 1000L)));
             }
             return v;
         }();

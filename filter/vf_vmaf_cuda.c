@@ -591,7 +591,13 @@ static int on_event(FFFrameSync *fs)
     VmafCudaPicture pic_ref, pic_dist;
     int ret, rc, scored;
 
-    s->nb_events++;
+    /* framesync handles one event per activate() call. A filter that sends a frame out
+     * per event is run again when downstream asks for the next one; this one often sends
+     * none (a frame's scores come with the next frame's motion, or later from the CPU
+     * backend's workers), so it runs itself again while events may be queued: otherwise
+     * frames wait on its inputs with nothing to wake it, and once every input has ended
+     * ffmpeg 7.1 aborts (tests/filter/liveness.c) */
+    ff_filter_set_ready(ctx, 100);
 
     if ((ret = ff_framesync_dualinput_get(fs, &dist, &ref)) < 0)
         return ret;
@@ -666,7 +672,6 @@ static int finish(AVFilterContext *ctx)
 static int activate(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
-    int64_t events = s->nb_events;
     int ret;
 
     if (s->ladder)
@@ -699,14 +704,6 @@ static int activate(AVFilterContext *ctx)
         }
         return finish(ctx);
     }
-    /* framesync handles one event per call. A filter that sends a frame out per event is
-     * run again when downstream asks for the next one; this one often sends none (the
-     * scores of a frame come with the next frame's motion, or from the CPU backend's
-     * workers later), so it must run itself again while events may be queued: otherwise
-     * frames wait on its inputs with nothing to wake it, and once every input has ended
-     * ffmpeg aborts (tests/filter/liveness.c) */
-    if (s->nb_events != events)
-        ff_filter_set_ready(ctx, 100);
     return 0;
 }
 

@@ -90,7 +90,6 @@ typedef struct VmafCudaContext {
     VmafCudaPairing pairing;
     int sdr_models;              /**< every model is built in (all are SDR models) */
     int eof_done;
-    int64_t nb_events;           /**< framesync events (two-input filter) */
     int ndjson;                  /**< log_fmt=ndjson: log_path is the streaming log */
     int keep_history;            /**< the session keeps every frame (settings.keep_history) */
     struct VmafCudaLadderState *ladder; /**< renditions > 1 */

@@ -77,6 +77,7 @@ int main(int argc, char **argv)
     int w, h, ref_frames, n_subsample, nb_main = 0, main_frames[MAX_INPUTS];
     AVFilterGraph *graph;
     AVFilterContext *src[MAX_INPUTS + 1], *sink[MAX_INPUTS], *vmaf;
+    AVFrame *f;
     char args[512], opts[1024], *list, *tok, *save = NULL;
     int64_t out[MAX_INPUTS] = { 0 }, scored[MAX_INPUTS] = { 0 };
     int eof[MAX_INPUTS] = { 0 }, nb_eof = 0, ret, fail = 0;
@@ -110,12 +111,9 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (nb_main > 1)
-        snprintf(opts, sizeof(opts), "backend=cpu:n_subsample=%d:renditions=%d%s%s",
-                 n_subsample, nb_main, argc > 6 ? ":" : "", argc > 6 ? argv[6] : "");
-    else
-        snprintf(opts, sizeof(opts), "backend=cpu:n_subsample=%d%s%s", n_subsample,
-                 argc > 6 ? ":" : "", argc > 6 ? argv[6] : "");
+    /* renditions=1 is the two-input filter */
+    snprintf(opts, sizeof(opts), "backend=cpu:n_subsample=%d:renditions=%d%s%s", n_subsample,
+             nb_main, argc > 6 ? ":" : "", argc > 6 ? argv[6] : "");
     if ((ret = avfilter_graph_create_filter(&vmaf, avfilter_get_by_name("vmaf_cuda"), "vmaf",
                                             opts, NULL, graph)) < 0) {
         fprintf(stderr, "vmaf_cuda=%s: %s\n", opts, av_err2str(ret));
@@ -143,26 +141,25 @@ int main(int argc, char **argv)
     for (int i = 0; i <= nb_main; i++) {
         int n = i < nb_main ? main_frames[i] : ref_frames;
         for (int64_t t = 0; t < n; t++) {
-            AVFrame *f = make_frame(w, h, t, i < nb_main ? i : -1);
-            if (!f || (ret = av_buffersrc_add_frame_flags(src[i], f, 0)) < 0) {
-                fprintf(stderr, "add frame: %s\n", f ? av_err2str(ret) : "no memory");
+            AVFrame *in = make_frame(w, h, t, i < nb_main ? i : -1);
+            if (!in || (ret = av_buffersrc_add_frame_flags(src[i], in, 0)) < 0) {
+                fprintf(stderr, "add frame: %s\n", in ? av_err2str(ret) : "no memory");
                 return 1;
             }
-            av_frame_free(&f);
+            av_frame_free(&in);
         }
         if ((ret = av_buffersrc_close(src[i], n, 0)) < 0)
             return 1;
     }
 
     /* then pull every output to its end, as ffmpeg does once no input can bring more */
+    if (!(f = av_frame_alloc()))
+        return 1;
     while (nb_eof < nb_main) {
         int again = 0;
         for (int k = 0; k < nb_main; k++) {
-            AVFrame *f = av_frame_alloc();
-            if (eof[k]) {
-                av_frame_free(&f);
+            if (eof[k])
                 continue;
-            }
             ret = av_buffersink_get_frame(sink[k], f);
             if (ret >= 0) {
                 int expect = (out[k] % n_subsample) == 0;
@@ -184,7 +181,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "output %d: %s\n", k, av_err2str(ret));
                 return 1;
             }
-            av_frame_free(&f);
+            av_frame_unref(f);
         }
         if (again && again == nb_main - nb_eof) {
             for (int k = 0; k < nb_main; k++)
@@ -205,6 +202,7 @@ int main(int argc, char **argv)
             fail = 1;
         }
     }
+    av_frame_free(&f);
     avfilter_graph_free(&graph);
     return fail;
 }
