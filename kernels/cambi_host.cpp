@@ -60,8 +60,8 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
         }
         P.xmap = DeviceBuffer(xm.size() * 4);
         P.ymap = DeviceBuffer(ym.size() * 4);
-        VMAF_CUDA_CHECK(cudaMemcpy(P.xmap.get(), xm.data(), xm.size() * 4, cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaMemcpy(P.ymap.get(), ym.data(), ym.size() * 4, cudaMemcpyHostToDevice));
+        copy_to_device(P.xmap.get(), xm.data(), xm.size() * 4);
+        copy_to_device(P.ymap.get(), ym.data(), ym.size() * 4);
         const std::size_t n0 = std::size_t(P.w) * P.h;
         P.pre = DeviceBuffer(n0 * 2);
         P.mask = DeviceBuffer(n0);
@@ -107,7 +107,7 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
             invalid("the CAMBI reciprocal table differs from 1/i by more than one ulp");
     }
     params_ = DeviceBuffer(sizeof consts);
-    VMAF_CUDA_CHECK(cudaMemcpy(params_.get(), consts, sizeof consts, cudaMemcpyHostToDevice));
+    copy_to_device(params_.get(), consts, sizeof consts);
 
     // Columns per c-value block: as many (up to 64) as the band's histograms (uint16 per
     // band value and column) fit in the device's shared memory per block.

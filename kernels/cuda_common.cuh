@@ -119,6 +119,18 @@ private:
     std::size_t bytes_ = 0;
 };
 
+/// Copies `bytes` bytes of host memory (pageable or pinned) to device memory `dst` and
+/// returns once they are in device memory, so that kernels on any stream may read them.
+/// A plain cudaMemcpy from pageable memory can return while its DMA is still under way,
+/// and it runs on the legacy default stream, which our non-blocking streams do not wait
+/// for: VIF's log2 table uploaded that way was read half-written by the first launch
+/// (check_test under load on an H100, 2026-12-06). For set-up (tables, maps), not per frame.
+inline void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+    if (!bytes) return;
+    VMAF_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cudaStreamPerThread));
+    VMAF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+}
+
 /// Owns a cudaMallocHost'ed (pinned) host buffer.
 class PinnedBuffer {
 public:

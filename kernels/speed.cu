@@ -349,10 +349,10 @@ SpeedStage::SpeedStage(const ref::SpeedGeometry& g, const ref::SpeedOptions& o, 
         float* d_cw = reinterpret_cast<float*>(d_ci + nc);
         int* d_ri = reinterpret_cast<int*>(d_cw + nc);
         float* d_rw = reinterpret_cast<float*>(d_ri + nr);
-        VMAF_CUDA_CHECK(cudaMemcpy(d_ci, t.ci.data(), nc * sizeof(int), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaMemcpy(d_cw, t.cw.data(), nc * sizeof(float), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaMemcpy(d_ri, t.ri.data(), nr * sizeof(int), cudaMemcpyHostToDevice));
-        VMAF_CUDA_CHECK(cudaMemcpy(d_rw, t.rw.data(), nr * sizeof(float), cudaMemcpyHostToDevice));
+        copy_to_device(d_ci, t.ci.data(), nc * sizeof(int));
+        copy_to_device(d_cw, t.cw.data(), nc * sizeof(float));
+        copy_to_device(d_ri, t.ri.data(), nr * sizeof(int));
+        copy_to_device(d_rw, t.rw.data(), nr * sizeof(float));
         col_idx_ = d_ci;
         col_w_ = d_cw;
         row_idx_ = d_ri;

@@ -888,8 +888,7 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
         at += plane_bytes_[s] * (1 + renditions);
     }
     log2_ = DeviceBuffer(32768 * sizeof(std::uint16_t));
-    VMAF_CUDA_CHECK(cudaMemcpy(log2_.get(), ref::vif_log2_table() + 32768,
-                               32768 * sizeof(std::uint16_t), cudaMemcpyHostToDevice));
+    copy_to_device(log2_.get(), ref::vif_log2_table() + 32768, 32768 * sizeof(std::uint16_t));
     const int sms = sm_count();
     for (int s = 0; s < 4; ++s) {
         max_blocks_[s] = resident_blocks(kernel_for(s, bpc), smem_for(s), sms);
