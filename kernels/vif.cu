@@ -279,18 +279,22 @@ __device__ __forceinline__ void horizontal_mu(const std::uint32_t (&w)[NW], std:
     }
 }
 // Square sums in double: every term and partial sum is an integer below 2^49, so the
-// fused multiply-adds are exact and give the same integer as libvmaf's uint64 sum (this
-// keeps the 64-bit integer multiplies off the busy integer multiply pipe). The result,
-// (sum + 2^15) >> 16, is below 2^32: t = sum * 2^-16 + 0.5 is exact, and adding 2^52
-// rounding down leaves floor(t) in the low mantissa word.
+// adds and fused multiply-adds are exact and give the same integer as libvmaf's uint64
+// sum (this keeps the 64-bit integer multiplies off the busy integer multiply pipe).
+// Symmetric taps are folded: the pair sums are independent adds, so each output's chain
+// of dependent multiply-adds is R + 1 long instead of 2R + 1 (+1.5 % pairs/s on an H100,
+// no spills at scale 0; docs/PERFORMANCE.md, 2026-12-06). The result, (sum + 2^15) >> 16,
+// is below 2^32: t = sum * 2^-16 + 0.5 is exact, and adding 2^52 rounding down leaves
+// floor(t) in the low mantissa word.
 template <int S, int NW>
 __device__ __forceinline__ void horizontal_sq(const double (&w)[NW], std::uint32_t (&m)[4]) {
     constexpr int R = half_of(S);
 #pragma unroll
     for (int o = 0; o < 4; ++o) {
-        double acc = __dmul_rn(c_taps_d[S][0], w[o]);
+        double acc = __dmul_rn(c_taps_d[S][R], w[o + R]);
 #pragma unroll
-        for (int k = 1; k <= 2 * R; ++k) acc = __fma_rn(c_taps_d[S][k], w[o + k], acc);
+        for (int k = 0; k < R; ++k)
+            acc = __fma_rn(c_taps_d[S][k], __dadd_rn(w[o + k], w[o + 2 * R - k]), acc);
         const double t = __fma_rn(acc, 1.0 / 65536.0, 0.5);
         m[o] = static_cast<std::uint32_t>(__double2loint(__dadd_rd(t, 4503599627370496.0)));
     }
