@@ -33,7 +33,9 @@ done
 for f in bbb_ref_854x480_120f_hevc10 bbb_dis_854x480_120f_hevc10; do
   "$B/ffmpeg" -nostdin -v error -y -i "$S/media/$f.mp4" -pix_fmt yuv420p10le -f rawvideo "$VMAF_CUDA_DECODED_DIR/$f.yuv"
 done
-step check 240 "$B/check_test"
+# CHECK_TAGS='[vif],[adm]': only those check_test cases (tools/device-gpu-suite-parallel.sh
+# splits them over processes); CHECK_TIMEOUT: seconds (default 240).
+step check "${CHECK_TIMEOUT:-240}" "$B/check_test" ${CHECK_TAGS:+"$CHECK_TAGS"}
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
 [ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
@@ -112,6 +114,11 @@ if [ "${SANITIZE:-0}" = 1 ]; then
         --feature float_ms_ssim=enable_lcs=true --feature ciede --feature cambi \
         -m version=vmaf_v1.0.16_3d0h:name=v1016 -m version=vmaf_v1.0.16_hfr_3d0h:name=hfr
     done
+    # A ladder (two renditions, one reference) through the CLI: the ladder kernels.
+    step "sanitize_${tool}_ladder" 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$B/vmaf-cuda" -r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv" \
+      -d "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -w 576 -h 324 -p 420 -b 8 --backend cuda \
+      -o "$out/sanitize_${tool}_ladder_%d.json" --json
   done
 fi
 fi # tests
