@@ -240,15 +240,14 @@ inline vmaf_cuda::ref::LumaView to_view(const HostPlane& p) {
     return vmaf_cuda::ref::LumaView{p.bytes.data(), std::ptrdiff_t(p.pitch), p.width, p.height, p.bpc};
 }
 
-/// Copies `bytes` host bytes to device memory and waits until they are there: a
-/// cudaMemcpy from pageable host memory may return before its DMA has reached device
-/// memory, and the kernels under test run on non-blocking streams, which do not wait for
-/// the legacy default stream. (Seen on an H100: the ADM ladder check read a reference
-/// plane uploaded just before the launch as zeros, once in 129 combinations.) Every
-/// upload that a kernel on a non-blocking stream reads goes through here.
+/// Copies `bytes` host bytes to device memory and waits until they are there
+/// (copy_to_device(), cuda_common.cuh: a plain cudaMemcpy from pageable memory may return
+/// before its DMA has landed, and the kernels under test run on non-blocking streams;
+/// seen on an H100: the ADM ladder check read a reference plane uploaded just before the
+/// launch as zeros, once in 129 combinations). Every upload that a kernel on a
+/// non-blocking stream reads goes through here.
 inline void upload(void* dst, const void* src, std::size_t bytes) {
-    VMAF_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-    VMAF_CUDA_CHECK(cudaDeviceSynchronize());
+    vmaf_cuda::cuda::copy_to_device(dst, src, bytes);
 }
 
 /// A device copy of a host plane, same pitch.

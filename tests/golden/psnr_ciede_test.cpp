@@ -130,6 +130,9 @@ struct DeviceFrames {
         REQUIRE(cudaMallocPitch(&p, &pitch, row, rows) == cudaSuccess);
         mem.push_back(p);
         REQUIRE(cudaMemcpy2D(p, pitch, host, host_pitch, row, rows, cudaMemcpyHostToDevice) == cudaSuccess);
+        // The session reads these frames on its non-blocking streams, which do not wait
+        // for this pageable copy's DMA (see copy_to_device(), cuda_common.cuh).
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
         return p;
     }
 };
