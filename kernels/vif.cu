@@ -20,6 +20,7 @@
 // double with explicit round-to-nearest intrinsics (no FMA contraction).
 
 #include "vif.cuh"
+#include "vif_log2.cuh"
 
 #include <cstdint>
 #include <cstdlib>
@@ -79,7 +80,7 @@ struct ScaleParams {
     std::uint64_t sq_round; // scale 0, 9..16-bit: rounding and shift of the vertical square sums
     unsigned sq_shift;
     double gain_limit;
-    const std::uint16_t* lut; // log2 table entries 32768..65535
+    const Log2Block* lut; // log2 table (vif_log2.cuh)
     ref::VifScaleAccum* out;
 };
 
@@ -136,16 +137,15 @@ __device__ __forceinline__ void load_column(const unsigned char* a, int pitch_a,
     }
 }
 
-__device__ __forceinline__ std::int32_t log2q_32(const std::uint16_t* __restrict__ lut,
+__device__ __forceinline__ std::int32_t log2q_32(const Log2Block* __restrict__ lut,
                                                  std::uint32_t v) {
     const int k = 16 - __clz(static_cast<int>(v));
-    return static_cast<std::int32_t>(__ldg(lut + ((v >> k) - 32768u))) + 2048 * k;
+    return log2_mantissa(lut, v >> k) + 2048 * k;
 }
-__device__ __forceinline__ std::int32_t log2q_64(const std::uint16_t* __restrict__ lut,
+__device__ __forceinline__ std::int32_t log2q_64(const Log2Block* __restrict__ lut,
                                                  std::uint64_t v) {
     const int k = 48 - __clzll(static_cast<long long>(v));
-    return static_cast<std::int32_t>(__ldg(lut + (static_cast<std::uint32_t>(v >> k) - 32768u))) +
-           2048 * k;
+    return log2_mantissa(lut, static_cast<std::uint32_t>(v >> k)) + 2048 * k;
 }
 
 // Per-pixel VIF terms: the same steps as add_pixel() of reference/vif.cpp, written
@@ -163,7 +163,7 @@ __device__ __forceinline__ std::uint32_t mul_round32(std::uint32_t a, std::uint3
 
 /// Reference half: returns sigma1_sq; adds the denominator terms.
 __device__ __forceinline__ std::int32_t ref_pixel(std::uint32_t mu1, std::uint32_t xx, bool valid,
-                                                  const std::uint16_t* __restrict__ lut,
+                                                  const Log2Block* __restrict__ lut,
                                                   long long& den_log, long long& den_non_log) {
     const std::int32_t sigma1_sq = static_cast<std::int32_t>(xx - mul_round32(mu1, mu1));
     const bool log_px = valid && sigma1_sq >= kSigmaNsq;
@@ -180,7 +180,7 @@ __device__ __forceinline__ std::int32_t ref_pixel(std::uint32_t mu1, std::uint32
 __device__ __forceinline__ void dis_pixel(std::uint32_t mu1, std::int32_t sigma1_sq,
                                           std::uint32_t mu2, std::uint32_t yy, std::uint32_t xy,
                                           bool valid, double gain_limit,
-                                          const std::uint16_t* __restrict__ lut,
+                                          const Log2Block* __restrict__ lut,
                                           long long& num_log, long long& num_non_log) {
     std::int32_t sigma2_sq = static_cast<std::int32_t>(yy - mul_round32(mu2, mu2));
     const std::int32_t sigma12 = static_cast<std::int32_t>(xy - mul_round32(mu1, mu2));
@@ -208,7 +208,7 @@ __device__ __forceinline__ void dis_pixel(std::uint32_t mu1, std::int32_t sigma1
 
 __device__ __forceinline__ void add_pixel(std::uint32_t mu1, std::uint32_t mu2, std::uint32_t xx,
                                           std::uint32_t yy, std::uint32_t xy, bool valid,
-                                          double gain_limit, const std::uint16_t* __restrict__ lut,
+                                          double gain_limit, const Log2Block* __restrict__ lut,
                                           Sums& s) {
     const std::int32_t sigma1_sq = ref_pixel(mu1, xx, valid, lut, s.den_log, s.den_non_log);
     dis_pixel(mu1, sigma1_sq, mu2, yy, xy, valid, gain_limit, lut, s.num_log, s.num_non_log);
@@ -891,8 +891,11 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
                                                          plane_bytes_[s]);
         at += plane_bytes_[s] * (1 + renditions);
     }
-    log2_ = DeviceBuffer(32768 * sizeof(std::uint16_t));
-    copy_to_device(log2_.get(), ref::vif_log2_table() + 32768, 32768 * sizeof(std::uint16_t));
+    Log2Block blocks[kLog2Blocks];
+    if (!build_log2_blocks(ref::vif_log2_table(), blocks))
+        invalid("the log2 table is not a run of steps of 0 or 1 (vif_log2.cuh)");
+    log2_ = DeviceBuffer(sizeof blocks);
+    copy_to_device(log2_.get(), blocks, sizeof blocks);
     const int sms = sm_count();
     for (int s = 0; s < 4; ++s) {
         max_blocks_[s] = resident_blocks(kernel_for(s, bpc), smem_for(s), sms);
@@ -905,7 +908,7 @@ namespace {
 
 // The parameters of scale s common to both kernels (everything but the inputs and outputs).
 ScaleParams scale_params(int s, unsigned bpc, const unsigned* sw, const unsigned* sh,
-                         double gain_limit, const std::uint16_t* lut) {
+                         double gain_limit, const Log2Block* lut) {
     ScaleParams p{};
     if (s == 0) {
         p.mu_round = 1u << (bpc - 1);
@@ -936,7 +939,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAc
     if (!out_zeroed) VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(ref::VifAccum), stream));
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
-        ScaleParams p = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<std::uint16_t>());
+        ScaleParams p = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<Log2Block>());
         if (s == 0) {
             p.ref = static_cast<const unsigned char*>(ref.data);
             p.dis = static_cast<const unsigned char*>(dis.data);
@@ -971,7 +974,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, uns
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
         LadderParams lp{};
-        lp.base = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<std::uint16_t>());
+        lp.base = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<Log2Block>());
         ScaleParams& p = lp.base;
         lp.renditions = static_cast<int>(n);
         lp.scale = s;

@@ -79,7 +79,7 @@ private:
     unsigned sw_[4], sh_[4];  // plane size per scale
     DeviceBuffer planes_;     // scale 1..3 planes, uint16, tightly packed: per scale the
                               // reference's, then one per rendition
-    DeviceBuffer log2_;       // upper half of ref::vif_log2_table(): 32768 uint16
+    DeviceBuffer log2_;       // ref::vif_log2_table() as vif_log2.cuh's 1024 Log2Block (8 KiB)
     std::size_t plane_bytes_[3] = {}; // one scale 1..3 plane, rounded up to 256 bytes
     std::uint16_t* plane_ref_[3];
     std::uint16_t* plane_dis_[3]; // rendition 0's; rendition r's is plane_bytes_[s] * r further
