@@ -732,7 +732,7 @@ private:
     std::deque<std::unique_ptr<Pending>> queue_;
     /// Frames in flight with a long host finish (CAMBI's quick-select, SpEED's eigenvalues):
     /// 16, or 32 where the device's memory allows (about twice the per-frame buffers; at 4K
-    /// with float_ms_ssim and cambi 32 reach the NVDEC rate where 16 do not, docs/PERFORMANCE.md).
+    /// with float_ms_ssim and cambi 32 reach the NVDEC rate where 16 do not, docs/PERFORMANCE-2026-12-01.md).
     static constexpr unsigned kHeavyInFlight = 16, kDeepInFlight = 32;
     unsigned hint_ = 0;
     // Host finishes (feature.h GpuStage::finish_on_any_thread) run on a few workers.
