@@ -38,6 +38,13 @@ __host__ __device__ constexpr int half_of(int s) { return s == 0 ? 8 : s == 1 ? 
 // Output rows per tile (even: tiles start on even rows, as decimation needs). Fewer rows
 // at the small scales give those small planes more blocks.
 __host__ __device__ constexpr int rows_of(int s) { return s <= 1 ? 8 : s == 2 ? 4 : 2; }
+// GPUs whose blocks get less shared memory than rows_of(s) rows need (Turing: 64 KiB a
+// block, against 68 KiB for scales 0 and 1) run those scales' pair kernel in tiles of
+// this many rows (51 KiB): the same sums, more halo rows loaded per output row.
+constexpr int kLowSmemRows = 6;
+__host__ __device__ constexpr int rows_for(int s, bool low_smem) {
+    return low_smem && s <= 1 ? kLowSmemRows : rows_of(s);
+}
 // Output columns per tile: the tile minus its halo, rounded down to a multiple of 4.
 __host__ __device__ constexpr int tile_w(int s) { return (kCols - 2 * half_of(s)) & ~3; }
 
@@ -354,11 +361,10 @@ __device__ __forceinline__ void block_add(Sums s, ref::VifScaleAccum* out) {
     }
 }
 
-template <int S>
+template <int S, int KR = rows_of(S)>
 constexpr std::size_t smem_bytes() {
-    const int dec_rows = S < 3 ? rows_of(S) / 2 : 0;
-    return sizeof(double) * kCols * 3 * rows_of(S) +
-           sizeof(std::uint32_t) * kCols * (2 * rows_of(S) + dec_rows);
+    const int dec_rows = S < 3 ? KR / 2 : 0;
+    return sizeof(double) * kCols * 3 * KR + sizeof(std::uint32_t) * kCols * (2 * KR + dec_rows);
 }
 
 // Vertical mu filter of one column for kRows outputs into column c of a [kRows][kCols]
@@ -406,11 +412,13 @@ __device__ __forceinline__ std::uint32_t horizontal_dec(const std::uint32_t* d, 
 
 // Two resident blocks per SM (128 registers): three at scale 0 (80 registers, spills)
 // ran 19 % slower on an H100 (docs/PERFORMANCE.md, 2026-12-05).
-template <int S, typename T, int SQ>
+// KR: output rows per tile (rows_for()).
+template <int S, typename T, int SQ, int KR = rows_of(S)>
 __global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(ScaleParams p) {
     constexpr int R = half_of(S);
     constexpr int TW = tile_w(S);
-    constexpr int kRows = rows_of(S);
+    constexpr int kRows = KR;
+    static_assert(kRows % 2 == 0, "tiles start on even rows (decimation)");
     constexpr int RAW_ROWS = kRows + 2 * R;
     constexpr bool kDecimate = S < 3;
     extern __shared__ uint4 smem_v4[];
@@ -443,11 +451,11 @@ __global__ void __launch_bounds__(kThreads, 2) vif_scale_kernel(ScaleParams p) {
                 asm volatile("" : "+r"(x[i]));
                 asm volatile("" : "+r"(y[i]));
             }
-            vertical_mu<S>(x, v_mu1, c, p.mu_round, p.mu_shift);
-            vertical_mu<S>(y, v_mu2, c, p.mu_round, p.mu_shift);
-            vertical_square<S, SQ>(x, x, v_xx, c, p.sq_round, p.sq_shift);
-            vertical_square<S, SQ>(y, y, v_yy, c, p.sq_round, p.sq_shift);
-            vertical_square<S, SQ>(x, y, v_xy, c, p.sq_round, p.sq_shift);
+            vertical_mu<S, RAW_ROWS, kRows>(x, v_mu1, c, p.mu_round, p.mu_shift);
+            vertical_mu<S, RAW_ROWS, kRows>(y, v_mu2, c, p.mu_round, p.mu_shift);
+            vertical_square<S, SQ, RAW_ROWS, kRows>(x, x, v_xx, c, p.sq_round, p.sq_shift);
+            vertical_square<S, SQ, RAW_ROWS, kRows>(y, y, v_yy, c, p.sq_round, p.sq_shift);
+            vertical_square<S, SQ, RAW_ROWS, kRows>(x, y, v_xy, c, p.sq_round, p.sq_shift);
             if constexpr (kDecimate) {
 #pragma unroll
                 for (int o2 = 0; o2 < kRows / 2; ++o2)
@@ -751,14 +759,19 @@ __global__ void __launch_bounds__(kThreads, 2) vif_ladder_kernel(const LadderPar
 using KernelFn = void (*)(ScaleParams);
 using LadderFn = void (*)(LadderParams);
 
-// The kernel instantiation for scale s at bit depth bpc.
-KernelFn kernel_for(int s, unsigned bpc) {
+// The kernel instantiation for scale s at bit depth bpc (low_smem: rows_for()).
+KernelFn kernel_for(int s, unsigned bpc, bool low_smem) {
+    constexpr int L = kLowSmemRows;
     switch (s) {
     case 0:
-        if (bpc == 8) return vif_scale_kernel<0, std::uint8_t, kSq32>;
-        if (bpc < 16) return vif_scale_kernel<0, std::uint16_t, kSqFold64>;
-        return vif_scale_kernel<0, std::uint16_t, kSqWide>;
-    case 1: return vif_scale_kernel<1, std::uint16_t, kSqWide>;
+        if (bpc == 8)
+            return low_smem ? vif_scale_kernel<0, std::uint8_t, kSq32, L> : vif_scale_kernel<0, std::uint8_t, kSq32>;
+        if (bpc < 16)
+            return low_smem ? vif_scale_kernel<0, std::uint16_t, kSqFold64, L>
+                            : vif_scale_kernel<0, std::uint16_t, kSqFold64>;
+        return low_smem ? vif_scale_kernel<0, std::uint16_t, kSqWide, L> : vif_scale_kernel<0, std::uint16_t, kSqWide>;
+    case 1:
+        return low_smem ? vif_scale_kernel<1, std::uint16_t, kSqWide, L> : vif_scale_kernel<1, std::uint16_t, kSqWide>;
     case 2: return vif_scale_kernel<2, std::uint16_t, kSqWide>;
     default: return vif_scale_kernel<3, std::uint16_t, kSqWide>;
     }
@@ -776,10 +789,10 @@ LadderFn ladder_kernel_for(int s, unsigned bpc) {
     }
 }
 
-std::size_t smem_for(int s) {
+std::size_t smem_for(int s, bool low_smem) {
     switch (s) {
-    case 0: return smem_bytes<0>();
-    case 1: return smem_bytes<1>();
+    case 0: return low_smem ? smem_bytes<0, kLowSmemRows>() : smem_bytes<0>();
+    case 1: return low_smem ? smem_bytes<1, kLowSmemRows>() : smem_bytes<1>();
     case 2: return smem_bytes<2>();
     default: return smem_bytes<3>();
     }
@@ -896,18 +909,52 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
         invalid("the log2 table is not a run of steps of 0 or 1 (vif_log2.cuh)");
     log2_ = DeviceBuffer(sizeof blocks);
     copy_to_device(log2_.get(), blocks, sizeof blocks);
+    int dev = 0, optin = 0;
+    VMAF_CUDA_CHECK(cudaGetDevice(&dev));
+    VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    std::size_t limit = static_cast<std::size_t>(optin);
+    if (const char* e = std::getenv("VMAF_CUDA_VIF_SMEM_LIMIT"); e && *e) {
+        char* end = nullptr;
+        const long long v = std::strtoll(e, &end, 10);
+        if (end && !*end && v > 0 && static_cast<std::size_t>(v) < limit) limit = static_cast<std::size_t>(v);
+    }
+    set_smem_limit(limit);
+}
+
+void VifKernel::set_smem_limit(std::size_t bytes) {
     const int sms = sm_count();
+    // Shared memory a block of `fn` needs: dynamic plus the kernel's static arrays.
+    auto need = [](auto fn, std::size_t dynamic) {
+        cudaFuncAttributes a{};
+        VMAF_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(fn)));
+        return dynamic + a.sharedSizeBytes;
+    };
     for (int s = 0; s < 4; ++s) {
-        max_blocks_[s] = resident_blocks(kernel_for(s, bpc), smem_for(s), sms);
-        if (renditions > 1)
-            max_ladder_blocks_[s] = resident_blocks(ladder_kernel_for(s, bpc), ladder_smem_for(s), sms);
+        const std::size_t full = need(kernel_for(s, bpc_, false), smem_for(s, false));
+        low_smem_[s] = full > bytes;
+        if (low_smem_[s]) {
+            const std::size_t low = s <= 1 ? need(kernel_for(s, bpc_, true), smem_for(s, true)) : full;
+            if (low > bytes)
+                invalid("VIF scale " + std::to_string(s) + " needs " + std::to_string(low) +
+                        " bytes of shared memory per block; this GPU allows " + std::to_string(bytes));
+        }
+        max_blocks_[s] = resident_blocks(kernel_for(s, bpc_, low_smem_[s]), smem_for(s, low_smem_[s]), sms);
+        if (renditions_ > 1) {
+            const std::size_t ladder = need(ladder_kernel_for(s, bpc_), ladder_smem_for(s));
+            if (ladder > bytes)
+                invalid("the VIF ladder kernel (scale " + std::to_string(s) + ") needs " +
+                        std::to_string(ladder) + " bytes of shared memory per block; this GPU allows " +
+                        std::to_string(bytes));
+            max_ladder_blocks_[s] = resident_blocks(ladder_kernel_for(s, bpc_), ladder_smem_for(s), sms);
+        }
     }
 }
 
 namespace {
 
 // The parameters of scale s common to both kernels (everything but the inputs and outputs).
-ScaleParams scale_params(int s, unsigned bpc, const unsigned* sw, const unsigned* sh,
+// rows: output rows per tile (rows_for(); the ladder kernel's are rows_of()).
+ScaleParams scale_params(int s, int rows, unsigned bpc, const unsigned* sw, const unsigned* sh,
                          double gain_limit, const Log2Block* lut) {
     ScaleParams p{};
     if (s == 0) {
@@ -925,7 +972,7 @@ ScaleParams scale_params(int s, unsigned bpc, const unsigned* sw, const unsigned
     p.h = static_cast<int>(sh[s]);
     const int tw = tile_w(s);
     p.tiles_x = (p.w + tw - 1) / tw;
-    p.tiles = p.tiles_x * ((p.h + rows_of(s) - 1) / rows_of(s));
+    p.tiles = p.tiles_x * ((p.h + rows - 1) / rows);
     p.gain_limit = gain_limit;
     p.lut = lut;
     return p;
@@ -939,7 +986,8 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAc
     if (!out_zeroed) VMAF_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(ref::VifAccum), stream));
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
-        ScaleParams p = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<Log2Block>());
+        ScaleParams p = scale_params(s, rows_for(s, low_smem_[s]), bpc_, sw_, sh_, gain_limit_,
+                                     log2_.get<Log2Block>());
         if (s == 0) {
             p.ref = static_cast<const unsigned char*>(ref.data);
             p.dis = static_cast<const unsigned char*>(dis.data);
@@ -954,7 +1002,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma& dis, ref::VifAc
         p.next_dis = s < 3 ? plane_dis_[s] : nullptr;
         p.out = &d_out->scale[s];
         const int grid = grid_for(p.tiles, max_blocks_[s]);
-        kernel_for(s, bpc_)<<<grid, kThreads, smem_for(s), stream>>>(p);
+        kernel_for(s, bpc_, low_smem_[s])<<<grid, kThreads, smem_for(s, low_smem_[s]), stream>>>(p);
         VMAF_CUDA_CHECK_LAUNCH();
     }
 }
@@ -974,7 +1022,7 @@ void VifKernel::enqueue(const DeviceLuma& ref, const DeviceLuma* const* dis, uns
     for (int s = 0; s < 4; ++s) {
         if (sw_[s] == 0 || sh_[s] == 0) break;
         LadderParams lp{};
-        lp.base = scale_params(s, bpc_, sw_, sh_, gain_limit_, log2_.get<Log2Block>());
+        lp.base = scale_params(s, rows_of(s), bpc_, sw_, sh_, gain_limit_, log2_.get<Log2Block>());
         ScaleParams& p = lp.base;
         lp.renditions = static_cast<int>(n);
         lp.scale = s;

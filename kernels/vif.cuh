@@ -72,6 +72,16 @@ public:
     /// (the default): chosen per scale from the tile and resident-block counts. For tests:
     /// every split gives the same sums.
     void set_ladder_group_size(unsigned size) { group_size_ = size; }
+    /// Chooses the scale kernels as if a block could have at most `bytes` of shared memory
+    /// (the constructor passes the device's opt-in limit, or VMAF_CUDA_VIF_SMEM_LIMIT where
+    /// that environment variable gives fewer bytes). Scales 0 and 1 take about 68 KiB a
+    /// block in tiles of 8 rows; below that (Turing: 64 KiB) they run in tiles of 6 rows
+    /// (about 51 KiB), with the same sums. For tests: the small tiles on any GPU.
+    /// \throws CudaError (cudaErrorInvalidValue) when even those, or the ladder kernels
+    /// (renditions > 1: about 60 KiB), do not fit, naming the sizes.
+    void set_smem_limit(std::size_t bytes);
+    /// Whether scale s runs in the small tiles of set_smem_limit().
+    bool small_tiles(int s) const { return s >= 0 && s < 4 && low_smem_[s]; }
 
 private:
     unsigned w_, h_, bpc_, renditions_;
@@ -84,6 +94,7 @@ private:
     std::uint16_t* plane_ref_[3];
     std::uint16_t* plane_dis_[3]; // rendition 0's; rendition r's is plane_bytes_[s] * r further
     int max_blocks_[4];       // resident blocks (SM count x occupancy) per scale kernel
+    bool low_smem_[4] = {};   // scale s in tiles of 6 rows (set_smem_limit())
     int max_ladder_blocks_[4] = {}; // the same for the ladder kernels (renditions > 1)
     unsigned group_size_ = 0;       // set_ladder_group_size()
 };

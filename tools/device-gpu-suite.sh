@@ -37,6 +37,8 @@ done
 # splits them over processes); CHECK_TIMEOUT: seconds (default 240).
 step check "${CHECK_TIMEOUT:-240}" "$B/check_test" ${CHECK_TAGS:+"$CHECK_TAGS"}
 step golden_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda "$B/golden_gpu_test"
+# VIF in the 6-row tiles that GPUs with 64 KiB of shared memory a block (Turing) run.
+step golden_cuda_smem64k 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_VIF_SMEM_LIMIT=65536 "$B/golden_gpu_test"
 step cli_cuda 240 env VMAF_CUDA_TEST_BACKEND=cuda VMAF_CUDA_CLI="$B/vmaf-cuda" "$B/cli_test" "CLI --json logs equal the golden values on every case"
 [ -x "$B/v1016_gpu_test" ] && step v1016_cuda 300 "$B/v1016_gpu_test" "[api]"
 # float_ssim, float_ms_ssim and cambi records (companion and v1.0.16 logs, cambi_options.tsv,
@@ -114,6 +116,10 @@ if [ "${SANITIZE:-0}" = 1 ]; then
         --feature float_ms_ssim=enable_lcs=true --feature ciede --feature cambi \
         -m version=vmaf_v1.0.16_3d0h:name=v1016 -m version=vmaf_v1.0.16_hfr_3d0h:name=hfr
     done
+    # VIF's 6-row tiles (VMAF_CUDA_VIF_SMEM_LIMIT: as on a GPU with 64 KiB a block).
+    step "sanitize_${tool}_smem64k" 300 env VMAF_CUDA_VIF_SMEM_LIMIT=65536 compute-sanitizer --tool "$tool" \
+      --error-exitcode 9 "$B/vmaf-cuda" -r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" \
+      -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv" -w 576 -h 324 -p 420 -b 8 --backend cuda
     # A ladder (two renditions, one reference) through the CLI: the ladder kernels.
     step "sanitize_${tool}_ladder" 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
       "$B/vmaf-cuda" -r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv" \

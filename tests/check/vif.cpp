@@ -56,7 +56,9 @@ std::string run_kernel(vcu::VifKernel& k, const DevicePlane& a, const DevicePlan
         stream, got);
 }
 
-std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream, bool reuse) {
+// smem_limit: VifKernel::set_smem_limit() (0: the device's own limit).
+std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream, bool reuse,
+                      std::size_t smem_limit = 0) {
     std::mt19937_64 rng(seed);
     // dis: same flat fill for zero/max; an independent noise plane for noise (sums of
     // either sign, extreme variances); a noisy copy of ref for smooth+noise.
@@ -71,6 +73,11 @@ std::string run_combo(const Combo& c, std::uint64_t seed, cudaStream_t stream, b
 
     const DevicePlane d_ref(ref), d_dis(dis);
     vcu::VifKernel k(c.w, c.h, c.bpc, opt);
+    if (smem_limit) {
+        k.set_smem_limit(smem_limit);
+        if (!k.small_tiles(0) || (c.w >= 2 && c.h >= 2 && !k.small_tiles(1)))
+            return "set_smem_limit(" + std::to_string(smem_limit) + ") left scales 0/1 in 8-row tiles";
+    }
     vref::VifAccum got{};
     std::string err = run_kernel(k, d_ref, d_dis, stream, got);
     if (err.empty()) err = first_mismatch(got, want);
@@ -113,6 +120,29 @@ TEST_CASE("vif: kernel sums equal the reference on random planes", "[vif][gpu]")
     run_combos(
         combos(), 0, [&](const Combo& c, std::uint64_t seed) { return run_combo(c, seed, stream.s, c.w * c.h <= 321 * 241); },
         [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill) + " egl=" + std::to_string(c.egl); });
+}
+
+TEST_CASE("vif: the 6-row tiles of GPUs with 64 KiB of shared memory a block (Turing) equal the reference",
+          "[vif][gpu]") {
+    if (!vmaf_cuda_test::require_gpu_or_skip()) return;
+    Stream stream;
+    std::vector<Combo> v;
+    for (const auto& c : combos())
+        if (c.w * c.h <= 1920u * 1080u) v.push_back(c);
+    run_combos(
+        v, 7, [&](const Combo& c, std::uint64_t seed) { return run_combo(c, seed, stream.s, c.w * c.h <= 321 * 241, 65536); },
+        [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill) + " egl=" + std::to_string(c.egl) + " smem 64 KiB"; });
+    // Below what even those tiles need: a clear error, naming the sizes.
+    const vref::VifOptions opt{100.0};
+    vcu::VifKernel k(64, 64, 8, opt);
+    try {
+        k.set_smem_limit(16384);
+        FAIL("set_smem_limit(16384) accepted");
+    } catch (const vcu::CudaError& e) {
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(what.find("bytes of shared memory per block; this GPU allows 16384") != std::string::npos);
+    }
 }
 
 namespace {
