@@ -111,10 +111,7 @@ CambiKernel::CambiKernel(unsigned w, unsigned h, unsigned bpc, const ref::CambiO
 
     // Columns per c-value block: as many (up to 64) as the band's histograms (uint16 per
     // band value and column) fit in the device's shared memory per block.
-    int dev = 0, optin = 0;
-    VMAF_CUDA_CHECK(cudaGetDevice(&dev));
-    VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    const std::size_t budget = std::size_t(optin) - cambi_detail::cvalue_static_smem();
+    const std::size_t budget = smem_per_block_optin() - cambi_detail::cvalue_static_smem();
     if (max_tw != 8 && max_tw != 16 && max_tw != 32 && max_tw != cambi_detail::kCvalueMaxTw)
         invalid("max_tw must be 8, 16, 32 or 64");
     tw_ = max_tw;

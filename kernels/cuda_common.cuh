@@ -230,4 +230,13 @@ inline int sm_count() {
     return n;
 }
 
+/// Shared memory a block of the current device may have, static and dynamic together,
+/// in bytes (the opt-in limit: 64 KiB on Turing, 99 KiB on sm_86/89, 227 KiB on Hopper).
+inline std::size_t smem_per_block_optin() {
+    int dev = 0, n = 0;
+    VMAF_CUDA_CHECK(cudaGetDevice(&dev));
+    VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return static_cast<std::size_t>(n);
+}
+
 } // namespace vmaf_cuda::cuda

@@ -909,10 +909,7 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
         invalid("the log2 table is not a run of steps of 0 or 1 (vif_log2.cuh)");
     log2_ = DeviceBuffer(sizeof blocks);
     copy_to_device(log2_.get(), blocks, sizeof blocks);
-    int dev = 0, optin = 0;
-    VMAF_CUDA_CHECK(cudaGetDevice(&dev));
-    VMAF_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    std::size_t limit = static_cast<std::size_t>(optin);
+    std::size_t limit = smem_per_block_optin();
     if (const char* e = std::getenv("VMAF_CUDA_VIF_SMEM_LIMIT"); e && *e) {
         char* end = nullptr;
         const long long v = std::strtoll(e, &end, 10);
