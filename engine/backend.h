@@ -58,6 +58,9 @@ struct BackendConfig {
     void* cuda_context = nullptr;
     void* cuda_stream = nullptr;
     unsigned renditions = 1;      ///< distorted pictures per submit_ladder(), at most
+    /// Renditions of the ladder this backend's session scores one of (1: not in a ladder);
+    /// the CUDA backend sizes its lanes by the ladder's work, not the rendition's.
+    unsigned ladder_size = 1;
 };
 
 class Backend {

@@ -98,9 +98,25 @@ struct FrameViews {
 
 class CudaBackend final : public Backend {
 public:
-    /// Lanes: frames computed at once, half the frames in flight (1..4).
-    static unsigned lane_count(unsigned frames_in_flight) {
-        return std::clamp(frames_in_flight / 2, 1u, 4u);
+    /// Lanes: frames computed at once. Half the frames in flight (1..4); at four or five
+    /// frames in flight a third lane where a lane's frame is small (luma pixels times
+    /// renditions, or the ladder's renditions for one rendition's session, up to
+    /// 1920x1088): two such frames at once leave the GPU idle between
+    /// their kernels (1080p one pair on an H100: 9,800 -> 10,100 pairs/s for 8 MiB more;
+    /// at 4K a third lane gains nothing; docs/PERFORMANCE.md, 2026-12-06, fourth session).
+    /// VMAF_CUDA_LANES (1..8, read once; capped at the frames in flight) overrides it: a
+    /// knob for timing the choice.
+    static unsigned lane_count(unsigned frames_in_flight, std::uint64_t lane_pixels) {
+        static const long forced = [] {
+            const char* q = std::getenv("VMAF_CUDA_LANES");
+            char* end = nullptr;
+            const long v = q ? std::strtol(q, &end, 10) : 0;
+            return q && end != q && *end == '\0' && v >= 1 && v <= 8 ? v : 0L;
+        }();
+        if (forced > 0) return std::min(static_cast<unsigned>(forced), frames_in_flight);
+        const unsigned lanes = std::clamp(frames_in_flight / 2, 1u, 4u);
+        constexpr std::uint64_t kSmallFrame = 1920ull * 1088;
+        return frames_in_flight >= 4 && lanes < 3 && lane_pixels <= kSmallFrame ? 3 : lanes;
     }
 
     /// CUDA priority of a lane's stream k (stage k of the plan): the default 0, or the
@@ -133,7 +149,10 @@ public:
             stream_ = own_stream_;
         }
         VMAF_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-        const unsigned lanes = lane_count(cfg_.frames_in_flight);
+        const unsigned lanes = lane_count(
+            cfg_.frames_in_flight,
+            std::uint64_t{cfg_.width} * cfg_.height *
+                std::max({cfg_.renditions, cfg_.ladder_size, 1u}));
         // Owned planes (host input, high-bit luma): frame i uses i % owned_; frames up to
         // `history` later read it as a previous picture.
         owned_ = lanes + 1 + plan_.history;

@@ -163,7 +163,7 @@ int vmaf_cuda_ladder_open(VmafCudaLadder** out, const VmafCudaSettings* s, unsig
         for (unsigned k = 0; k < renditions; ++k) {
             auto vs = std::make_unique<VmafCudaSession>();
             vs->ladder = true;
-            vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s);
+            vs->impl = std::make_unique<vmaf_cuda::engine::Session>(*s, renditions);
             lad->renditions.push_back(vs.release());
         }
         auto shared = lad->renditions[0]->impl->shared_features();

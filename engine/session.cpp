@@ -148,7 +148,7 @@ int Session::add_name(const std::string& name) {
     return int(names_.size() - 1);
 }
 
-Session::Session(const VmafCudaSettings& s) : settings_(s) {
+Session::Session(const VmafCudaSettings& s, unsigned ladder_size) : settings_(s) {
     validate(s);
     const Geometry geo{s.width, s.height, s.bpc, chroma_code(s.chroma)};
 
@@ -290,6 +290,7 @@ Session::Session(const VmafCudaSettings& s) : settings_(s) {
     bc.n_subsample = s.n_subsample;
     bc.n_threads = s.n_threads < kMaxThreads ? s.n_threads : kMaxThreads;
     bc.frames_in_flight = s.frames_in_flight;
+    bc.ladder_size = ladder_size;
     bc.cuda_device = s.cuda_device;
     bc.cuda_context = s.cuda_context;
     bc.cuda_stream = s.cuda_stream;

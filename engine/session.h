@@ -44,8 +44,9 @@ public:
 class Session {
 public:
     /// Validates settings, loads models, plans the features, picks and opens the backend.
-    /// Throws engine::Error (EINVAL, EMODEL, ENODEV, ECUDA).
-    explicit Session(const VmafCudaSettings& s);
+    /// Throws engine::Error (EINVAL, EMODEL, ENODEV, ECUDA). ladder_size: renditions of
+    /// the ladder the session is one rendition of (1: a session of its own).
+    explicit Session(const VmafCudaSettings& s, unsigned ladder_size = 1);
     ~Session();
 
     void send(const VmafCudaPicture& ref, const VmafCudaPicture& dist);
