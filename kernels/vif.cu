@@ -22,6 +22,7 @@
 #include "vif.cuh"
 #include "vif_log2.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -913,12 +914,16 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
     if (const char* e = std::getenv("VMAF_CUDA_VIF_SMEM_LIMIT"); e && *e) {
         char* end = nullptr;
         const long long v = std::strtoll(e, &end, 10);
-        if (end && !*end && v > 0 && static_cast<std::size_t>(v) < limit) limit = static_cast<std::size_t>(v);
+        if (!end || *end || v <= 0)
+            invalid(std::string("VMAF_CUDA_VIF_SMEM_LIMIT=") + e +
+                    " is not a positive number of bytes");
+        limit = std::min(limit, static_cast<std::size_t>(v));
     }
     set_smem_limit(limit);
 }
 
 void VifKernel::set_smem_limit(std::size_t bytes) {
+    bytes = std::min(bytes, smem_per_block_optin()); // never more than the GPU allows
     const int sms = sm_count();
     // Shared memory a block of `fn` needs: dynamic plus the kernel's static arrays.
     auto need = [](auto fn, std::size_t dynamic) {
@@ -926,24 +931,32 @@ void VifKernel::set_smem_limit(std::size_t bytes) {
         VMAF_CUDA_CHECK(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(fn)));
         return dynamic + a.sharedSizeBytes;
     };
+    // Decided for every scale first, kept only when all fit (a refusal changes nothing).
+    bool low[4];
+    int blocks[4], ladder_blocks[4] = {};
     for (int s = 0; s < 4; ++s) {
         const std::size_t full = need(kernel_for(s, bpc_, false), smem_for(s, false));
-        low_smem_[s] = full > bytes;
-        if (low_smem_[s]) {
-            const std::size_t low = s <= 1 ? need(kernel_for(s, bpc_, true), smem_for(s, true)) : full;
-            if (low > bytes)
-                invalid("VIF scale " + std::to_string(s) + " needs " + std::to_string(low) +
+        low[s] = full > bytes;
+        if (low[s]) {
+            const std::size_t small = s <= 1 ? need(kernel_for(s, bpc_, true), smem_for(s, true)) : full;
+            if (small > bytes)
+                invalid("VIF scale " + std::to_string(s) + " needs " + std::to_string(small) +
                         " bytes of shared memory per block; this GPU allows " + std::to_string(bytes));
         }
-        max_blocks_[s] = resident_blocks(kernel_for(s, bpc_, low_smem_[s]), smem_for(s, low_smem_[s]), sms);
+        blocks[s] = resident_blocks(kernel_for(s, bpc_, low[s]), smem_for(s, low[s]), sms);
         if (renditions_ > 1) {
             const std::size_t ladder = need(ladder_kernel_for(s, bpc_), ladder_smem_for(s));
             if (ladder > bytes)
                 invalid("the VIF ladder kernel (scale " + std::to_string(s) + ") needs " +
                         std::to_string(ladder) + " bytes of shared memory per block; this GPU allows " +
                         std::to_string(bytes));
-            max_ladder_blocks_[s] = resident_blocks(ladder_kernel_for(s, bpc_), ladder_smem_for(s), sms);
+            ladder_blocks[s] = resident_blocks(ladder_kernel_for(s, bpc_), ladder_smem_for(s), sms);
         }
+    }
+    for (int s = 0; s < 4; ++s) {
+        low_smem_[s] = low[s];
+        max_blocks_[s] = blocks[s];
+        max_ladder_blocks_[s] = ladder_blocks[s];
     }
 }
 

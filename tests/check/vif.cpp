@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -134,6 +135,9 @@ TEST_CASE("vif: the 6-row tiles of GPUs with 64 KiB of shared memory a block (Tu
         [](const Combo& c) { return describe(c.w, c.h, c.bpc, c.fill) + " egl=" + std::to_string(c.egl) + " smem 64 KiB"; });
     // Below what even those tiles need: a clear error, naming the sizes.
     const vref::VifOptions opt{100.0};
+    const char* before = std::getenv("VMAF_CUDA_VIF_SMEM_LIMIT"); // (restored at the end)
+    const std::string saved = before ? before : "";
+    unsetenv("VMAF_CUDA_VIF_SMEM_LIMIT");
     vcu::VifKernel k(64, 64, 8, opt);
     try {
         k.set_smem_limit(16384);
@@ -143,6 +147,32 @@ TEST_CASE("vif: the 6-row tiles of GPUs with 64 KiB of shared memory a block (Tu
         INFO(what);
         CHECK(what.find("bytes of shared memory per block; this GPU allows 16384") != std::string::npos);
     }
+    // A refusal keeps the kernels chosen before; a limit above the GPU's is the GPU's own.
+    CHECK_FALSE(k.small_tiles(0));
+    k.set_smem_limit(65536);
+    CHECK(k.small_tiles(0));
+    CHECK_THROWS(k.set_smem_limit(16384));
+    CHECK(k.small_tiles(0));
+    k.set_smem_limit(std::size_t{1} << 30);
+    CHECK_FALSE(k.small_tiles(0));
+    std::mt19937_64 rng(check_seed() + 77);
+    const HostPlane ref = random_plane(64, 64, 8, Fill::noise, rng), dis = distort(ref, rng);
+    vref::VifScratch scratch(64, 64, 8);
+    vref::VifAccum want{}, got{};
+    vref::vif_accumulate(to_view(ref), to_view(dis), opt, scratch, want);
+    const DevicePlane d_ref(ref), d_dis(dis);
+    std::string err = run_kernel(k, d_ref, d_dis, stream.s, got);
+    if (err.empty()) err = first_mismatch(got, want);
+    INFO("seed " << check_seed() + 77 << ": " << err);
+    CHECK(err.empty());
+    // The environment's limit: a value that is not a byte count is refused, naming it.
+    setenv("VMAF_CUDA_VIF_SMEM_LIMIT", "64k", 1);
+    CHECK_THROWS_WITH(vcu::VifKernel(64, 64, 8, opt),
+                      Catch::Contains("VMAF_CUDA_VIF_SMEM_LIMIT=64k is not a positive number of bytes"));
+    setenv("VMAF_CUDA_VIF_SMEM_LIMIT", "65536", 1);
+    CHECK(vcu::VifKernel(64, 64, 8, opt).small_tiles(0));
+    if (!saved.empty()) setenv("VMAF_CUDA_VIF_SMEM_LIMIT", saved.c_str(), 1);
+    else unsetenv("VMAF_CUDA_VIF_SMEM_LIMIT");
 }
 
 namespace {
