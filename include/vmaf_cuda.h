@@ -138,8 +138,9 @@ typedef struct VmafCudaSettings {
     void *cuda_stream;       /**< CUstream to enqueue on (e.g. FFmpeg's); NULL: the session's own */
     unsigned frames_in_flight; /**< frames computed ahead of readback, 1..16 (default 4); the CUDA
                                 backend computes half of them at once (at most 4), three at
-                                four or five in flight where width x height x renditions is
-                                at most 1920x1088 (small frames leave the GPU idle otherwise) */
+                                four or five in flight where width x height (times the
+                                renditions of vmaf_cuda_ladder_open()) is at most 1920x1088
+                                (two such frames at once leave the GPU idle) */
     const char *model_search_dir; /**< NULL: built-in models only; else also look for version=NAME as DIR/NAME.json */
     int no_prediction;       /**< non-zero: no model at all (libvmaf `vmaf --no_prediction`): only
                                   `features` are computed, which must not be empty; `models`
