@@ -910,14 +910,15 @@ VifKernel::VifKernel(unsigned w, unsigned h, unsigned bpc, const ref::VifOptions
         invalid("the log2 table is not a run of steps of 0 or 1 (vif_log2.cuh)");
     log2_ = DeviceBuffer(sizeof blocks);
     copy_to_device(log2_.get(), blocks, sizeof blocks);
-    std::size_t limit = smem_per_block_optin();
+    // The GPU's own limit (set_smem_limit() caps at it), or the environment's if lower.
+    std::size_t limit = SIZE_MAX;
     if (const char* e = std::getenv("VMAF_CUDA_VIF_SMEM_LIMIT"); e && *e) {
         char* end = nullptr;
         const long long v = std::strtoll(e, &end, 10);
         if (!end || *end || v <= 0)
             invalid(std::string("VMAF_CUDA_VIF_SMEM_LIMIT=") + e +
                     " is not a positive number of bytes");
-        limit = std::min(limit, static_cast<std::size_t>(v));
+        limit = static_cast<std::size_t>(v);
     }
     set_smem_limit(limit);
 }

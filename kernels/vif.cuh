@@ -73,9 +73,9 @@ public:
     /// every split gives the same sums.
     void set_ladder_group_size(unsigned size) { group_size_ = size; }
     /// Chooses the scale kernels as if a block could have at most `bytes` of shared memory
-    /// (capped at the device's opt-in limit, which the constructor passes, or
-    /// VMAF_CUDA_VIF_SMEM_LIMIT where that environment variable gives fewer bytes; a value
-    /// that is not a positive number of bytes is refused). Scales 0 and 1 take about 68 KiB
+    /// (capped at the device's opt-in limit; the constructor passes
+    /// VMAF_CUDA_VIF_SMEM_LIMIT where that environment variable is set, and refuses a value
+    /// that is not a positive number of bytes). Scales 0 and 1 take about 68 KiB
     /// a block in tiles of 8 rows; below that (Turing: 64 KiB) they run in tiles of 6 rows
     /// (about 51 KiB), with the same sums. For tests: the small tiles on any GPU.
     /// \throws CudaError (cudaErrorInvalidValue) when even those, or the ladder kernels
