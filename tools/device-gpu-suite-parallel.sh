@@ -46,4 +46,7 @@ for d in "$out"/*/; do
     echo "$(basename "$d")/$(basename "$f" .log): $(grep -h -E "test cases|passed|failed|FAILED|ERROR SUMMARY|RACECHECK SUMMARY" "$f" | tail -n 2 | tr '\n' ' ' | cut -c1-200)"
   done
 done
+# What failed, named here (a call may bring back only a few of the log files).
+echo "=== failures"
+grep -h -E "^(FAIL|FAILED)\b|^[^ ]+:[0-9]+: FAILED:" "$out"/*/*.log 2>/dev/null | sort -u | head -n 40
 ! grep -qv " exit 0 " "$out/groups.txt"
