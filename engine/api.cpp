@@ -4,6 +4,7 @@
 #include "vmaf_cuda.h"
 
 #include "error.h"
+#include "log_file.h"
 #include "session.h"
 
 #include <cstdio>
@@ -163,6 +164,28 @@ int vmaf_cuda_write_log(VmafCudaSession* vs, const char* path, enum VmafCudaLogF
         vs->impl->write_log(path, fmt, precision, fps);
         return VMAF_CUDA_OK;
     });
+}
+
+int vmaf_cuda_check_log_path(const char* path, char* err, size_t err_size) {
+    write_err(err, err_size, "");
+    std::string msg;
+    const int rc = vmaf_cuda::api::guarded_to(&msg, [&] {
+        if (!path) throw vmaf_cuda::engine::Error(VMAF_CUDA_EINVAL, "log path is NULL");
+        vmaf_cuda::engine::check_log_path(path);
+        return VMAF_CUDA_OK;
+    });
+    if (rc < 0) write_err(err, err_size, msg);
+    return rc;
+}
+
+int vmaf_cuda_remove_stale_log(const char* path, char* err, size_t err_size) {
+    write_err(err, err_size, "");
+    std::string msg;
+    const int rc = vmaf_cuda::api::guarded_to(&msg, [&] {
+        return path && vmaf_cuda::engine::remove_stale_log(path) ? 1 : 0;
+    });
+    if (rc < 0) write_err(err, err_size, msg);
+    return rc;
 }
 
 const char* vmaf_cuda_error_message(const VmafCudaSession* vs) {

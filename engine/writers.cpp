@@ -6,6 +6,7 @@
 #include "writers.h"
 
 #include "error.h"
+#include "log_file.h"
 #include "model.h"
 #include "vmaf_cuda.h"
 
@@ -15,11 +16,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <cstdio>
-#include <fstream>
 
-#include <sys/stat.h>
-#include <unistd.h>
 
 #ifndef VMAF_CUDA_VERSION_STRING
 #define VMAF_CUDA_VERSION_STRING "unknown"
@@ -228,28 +225,7 @@ std::string format_log(LogFormat fmt, const LogTable& t) {
 }
 
 void write_log_file(const std::string& path, LogFormat fmt, const LogTable& t) {
-    const std::string text = format_log(fmt, t);
-    // A regular file (or a new one) is written under a temporary name next to it and
-    // renamed when complete; anything else (a pipe, /dev/stdout) is written directly.
-    struct stat st {};
-    const bool direct = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-    const std::string tmp =
-        direct ? path : path + ".tmp" + std::to_string(long(::getpid()));
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f)
-        throw Error(VMAF_CUDA_EIO, "cannot open log file \"" + tmp + "\": " + std::strerror(errno));
-    f.write(text.data(), std::streamsize(text.size()));
-    f.close();
-    if (!f) {
-        if (!direct) std::remove(tmp.c_str());
-        throw Error(VMAF_CUDA_EIO, "cannot write log file \"" + tmp + "\"");
-    }
-    if (!direct && std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int e = errno;
-        std::remove(tmp.c_str());
-        throw Error(VMAF_CUDA_EIO, "cannot rename \"" + tmp + "\" to \"" + path + "\": " +
-                                       std::strerror(e));
-    }
+    write_text_file(path, format_log(fmt, t));
 }
 
 } // namespace vmaf_cuda::engine

@@ -52,8 +52,10 @@ struct LogTable {
 /// column whose value count differs from frames.size().
 std::string format_log(LogFormat fmt, const LogTable& t);
 
-/// Writes format_log() to `path` (replaced). Throws Error(VMAF_CUDA_EIO) naming the
-/// path when it cannot be written, Error(VMAF_CUDA_EINVAL) as format_log().
+/// Writes format_log() to `path` by log_file.h's rules (whole or not at all; "-" and
+/// "pipe:N" are descriptors; links and devices written through). Throws
+/// Error(VMAF_CUDA_EIO) naming the path and the reason when it cannot be written,
+/// Error(VMAF_CUDA_EINVAL) as format_log().
 void write_log_file(const std::string& path, LogFormat fmt, const LogTable& t);
 
 /// One value as the logs print it with `precision` (see LogTable::precision).

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 4
+#define VMAF_CUDA_API_VERSION 5
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -129,7 +129,8 @@ typedef struct VmafCudaSettings {
                                   threads for the features' host tails (SpEED's eigenvalues;
                                   CAMBI's quick-select pooling, which runs on the device,
                                   driven from these threads; 0 = half the host's cores, at
-                                  most 8). Values above 64 count as 64. */
+                                  most 8). At most 64: more fails at open with EINVAL (API 5;
+                                  before, more counted as 64). */
     /** CUDA device ordinal, 0.. (default -1: not named, which means device 0, or the
      *  device of cuda_context). Open fails with ENODEV when it names no device, and with
      *  EINVAL when a cuda_context on another device is given too. Ignored by backend=cpu. */
@@ -307,16 +308,39 @@ int vmaf_cuda_pooled(VmafCudaSession *vs, const char *name, enum VmafCudaPool po
                      double *out);
 
 /** Writes the libvmaf-format log of all frames received so far (call after flush).
- *  A regular file is written under a temporary name in the same folder and renamed
- *  to `path` once complete, so `path` holds a whole log or is untouched (a failed
- *  write leaves no partial file); other paths (e.g. /dev/stdout) are written directly.
+ *  Where it goes (API 5): "-" and "pipe:" are standard output, "pipe:N" file descriptor
+ *  N; a path that does not exist, or a regular file, is written under a temporary name in
+ *  the same folder, synced and renamed to `path` once complete, so `path` holds a whole
+ *  log or is untouched (a failed write leaves no partial file); anything else that
+ *  exists is written through as it is: a symbolic link (never replaced by a file; e.g.
+ *  /dev/stdout), a FIFO, a device (/dev/null).
  *  `precision`: digits after the decimal point, 1..17; 6 is libvmaf's own format
  *  (%.6f, or %.16f for values with more than 6 leading fractional zeros); -1 is
  *  "max": each double printed so that parsing it gives the same double (%.17g).
  *  `fps`: frames per second to report (libvmaf's "fps" field; NaN prints null).
- *  Errors: EIO (cannot write), EINVAL. */
+ *  Errors: EIO (cannot write: the message names `path` and the system's reason, e.g.
+ *  "No space left on device"), EINVAL. */
 int vmaf_cuda_write_log(VmafCudaSession *vs, const char *path,
                         enum VmafCudaLogFormat fmt, int precision, double fps);
+
+/**
+ * Checks, before the first frame, that a log can be written at `path` as
+ * vmaf_cuda_write_log() writes it (API 5): for a new path or a regular file, that a
+ * temporary file can be created in its folder (removed again; nothing is left behind),
+ * and that an existing path is not a folder. "-", "pipe:N" and other existing files
+ * (a FIFO, /dev/stdout) are not probed. Returns 0, or VMAF_CUDA_EIO with a message naming
+ * the path and the system's reason in `err` (at most err_size bytes, NUL-terminated).
+ */
+int vmaf_cuda_check_log_path(const char *path, char *err, size_t err_size);
+
+/**
+ * For a run that writes no log at `path` (no frame was scored, or it failed): removes an
+ * older regular file there, so that it is not taken for this run's log (API 5). Anything
+ * else (nothing there, a symbolic link, a device, a FIFO, "-", "pipe:N") is left alone.
+ * Returns 1 when a file was removed, 0 when there was none to remove, VMAF_CUDA_EIO when
+ * it could not be removed (message in `err`).
+ */
+int vmaf_cuda_remove_stale_log(const char *path, char *err, size_t err_size);
 
 /* ---- Ladders (API 4): one reference against N distorted renditions ---- */
 
