@@ -38,6 +38,10 @@ void validate(const VmafCudaSettings& s) {
     if (s.n_subsample == 0) throw Error(VMAF_CUDA_EINVAL, "n_subsample must be >= 1");
     if (s.frames_in_flight == 0 || s.frames_in_flight > 16)
         throw Error(VMAF_CUDA_EINVAL, "frames_in_flight must be 1..16");
+    if (s.n_threads > kMaxThreads)
+        throw Error(VMAF_CUDA_EINVAL, "n_threads " + std::to_string(s.n_threads) +
+                                          " is more than the " + std::to_string(kMaxThreads) +
+                                          " threads a session uses at most");
     if (s.backend != VMAF_CUDA_BACKEND_AUTO && s.backend != VMAF_CUDA_BACKEND_CUDA &&
         s.backend != VMAF_CUDA_BACKEND_CPU)
         throw Error(VMAF_CUDA_EINVAL, "unknown backend");
@@ -288,7 +292,7 @@ Session::Session(const VmafCudaSettings& s, unsigned ladder_size) : settings_(s)
     bc.bpc = s.bpc;
     bc.chroma = geo.chroma;
     bc.n_subsample = s.n_subsample;
-    bc.n_threads = s.n_threads < kMaxThreads ? s.n_threads : kMaxThreads;
+    bc.n_threads = s.n_threads;
     bc.frames_in_flight = s.frames_in_flight;
     bc.ladder_size = ladder_size;
     bc.cuda_device = s.cuda_device;

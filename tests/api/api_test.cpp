@@ -278,9 +278,25 @@ TEST_CASE("defaults: cuda_device not named; archs built in are reported", "[api]
     CHECK(std::string(vmaf_cuda_open_warning(nullptr)).empty());
 }
 
-TEST_CASE("smallest size with worker threads, and absurd thread counts, work", "[api]") {
+TEST_CASE("more than 64 threads are refused at open, naming n_threads (API 5)", "[api]") {
+    for (unsigned threads : {65u, 100000u}) {
+        VmafCudaSettings s;
+        vmaf_cuda_default_settings(&s);
+        s.width = s.height = 17;
+        s.backend = VMAF_CUDA_BACKEND_CPU;
+        s.n_threads = threads;
+        VmafCudaSession* vs = nullptr;
+        char err[256];
+        INFO("threads " << threads);
+        CHECK(vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_EINVAL);
+        CHECK(vs == nullptr);
+        CHECK(std::string(err).find("n_threads " + std::to_string(threads)) != std::string::npos);
+    }
+}
+
+TEST_CASE("smallest size with worker threads, up to the 64 a session uses, work", "[api]") {
     const Frames f = make_frames(17, 17, 8, 3, 99);
-    for (unsigned threads : {0u, 2u, 100000u}) {
+    for (unsigned threads : {0u, 2u, 64u}) {
         VmafCudaSettings s;
         vmaf_cuda_default_settings(&s);
         s.width = s.height = 17;
