@@ -7,7 +7,9 @@
 #
 # Reads the tree's version (its RELEASE or VERSION file), applies the wiring patch of
 # that version (patches/ffmpeg-X.Y.patch: configure's --enable-libvmafcuda, the
-# libavfilter/Makefile line, the allfilters.c entry) and the scheduler patch
+# libavfilter/Makefile line, the allfilters.c entry; and patches/ffmpeg-X.Y-integration.patch:
+# fftools tells the filter which frames each output took and when it is done, for
+# -frames:v and the exit status) and the scheduler patch
 # (patches/ffmpeg-X.Y-sched.patch: fftools lets every input a filter graph waits on
 # run, so the two decoders of a vmaf_cuda graph decode side by side instead of taking
 # turns), and copies the filter source (filter/) into libavfilter/. Running it again on
@@ -90,6 +92,16 @@ case " $supported " in
 *) die "FFmpeg $release is not supported (supported: ${supported// /, }); use a release of one of these" ;;
 esac
 [ -f "$patch_file" ] || die "missing $patch_file"
+# fftools' part of the wiring (not optional): vmaf_cuda learns which frames each output
+# took (-frames:v) and when ffmpeg is done with the graph (its exit status)
+integration_file="$script_dir/ffmpeg-$major_minor-integration.patch"
+[ -f "$integration_file" ] || die "missing $integration_file"
+integration_needed=0
+if ! grep -q 'vmaf_cuda_output_closed' "$src/fftools/ffmpeg_filter.c" 2>/dev/null; then
+    patch -d "$src" -p1 --forward --dry-run --silent < "$integration_file" > /dev/null ||
+        die "$(basename "$integration_file") does not apply to '$src' (FFmpeg $release; a modified fftools?); nothing was changed"
+    integration_needed=1
+fi
 sched_file="$script_dir/ffmpeg-$major_minor-sched.patch"
 sched_needed=0
 has_sched=0
@@ -127,6 +139,11 @@ else
     patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$patch_file" ||
         die "$(basename "$patch_file") failed to apply to '$src'"
     log "applied $(basename "$patch_file") to FFmpeg $release"
+fi
+if [ "$integration_needed" = 1 ]; then
+    patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$integration_file" ||
+        die "$(basename "$integration_file") failed to apply to '$src'"
+    log "applied $(basename "$integration_file") to FFmpeg $release"
 fi
 if [ "$sched_needed" = 1 ]; then
     patch -d "$src" -p1 --forward --no-backup-if-mismatch --silent < "$sched_file" ||

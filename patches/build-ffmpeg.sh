@@ -8,7 +8,9 @@
 # Steps: installs the build tools with apt-get (when missing), fetches FFmpeg's and
 # nv-codec-headers' upstream tarballs from Debian's source archive through a private
 # deb-src list (`apt-get source --download-only`), unpacks FFmpeg, applies
-# patches/ffmpeg-VERSION.patch and patches/ffmpeg-VERSION-sched.patch (the scheduler
+# patches/ffmpeg-VERSION.patch, patches/ffmpeg-VERSION-integration.patch (fftools reports to
+# the filter which frames each output took and when it is done with the graph) and
+# patches/ffmpeg-VERSION-sched.patch (the scheduler
 # change: the decoders of a multi-input graph decode side by side), copies filter/ into libavfilter/ (vf_vmaf_cuda.c,
 # vmaf_cuda_filter.h, vmaf_cuda_ladder.c, vmaf_cuda_stream.c, vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch],
 # vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
@@ -181,7 +183,8 @@ for f in "${filter_files[@]}"; do [ -f "$f" ] || die "missing $f"; done
 hash_of() { cat "$@" | sha256sum | cut -c1-64; }
 sched_file="$script_dir/ffmpeg-$patch_version-sched.patch"
 [ -f "$sched_file" ] || die "missing $sched_file"
-tree_hash=$(hash_of "$patch_file" "$sched_file")
+integration_file="$script_dir/ffmpeg-$patch_version-integration.patch"
+tree_hash=$(hash_of "$patch_file" "$integration_file" "$sched_file")
 # configure records the library's flags: a change of them reconfigures
 conf_hash=$( { echo "$tree_hash"; printf '%s\n' "${configure_flags[@]}";
                pkg-config --static --libs --cflags vmaf_cuda; } | sha256sum | cut -c1-64)
@@ -268,7 +271,7 @@ if [ ! -f "$src_dir/configure" ] || [ "$(cat "$ver_dir/stamp.tree" 2>/dev/null)"
     fi
     [ -n "$ff_ver" ] || die "no ffmpeg $version.x source in Debian sid/trixie"
     ff_tar=$(fetch_orig ffmpeg "$ff_ver")
-    log "unpacking $(basename "$ff_tar") and applying $(basename "$patch_file") and $(basename "$sched_file")"
+    log "unpacking $(basename "$ff_tar") and applying $(basename "$patch_file"), $(basename "$integration_file") and $(basename "$sched_file")"
     rm -rf "$ver_dir"
     mkdir -p "$src_dir"
     tar -xf "$ff_tar" -C "$src_dir" --strip-components=1

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 # Suite `filter`: patches/apply.sh on FFmpeg trees.
 #   apply_test.sh REPO_ROOT FFMPEG_SRC    (FFMPEG_SRC: a tree patches/build-ffmpeg.sh made)
-# - the three files the wiring touches, taken from that tree and un-patched, come out of
-#   apply.sh identical to the tree build-ffmpeg.sh built, filter source included;
+# - the files the wiring, integration and scheduler patches touch, taken from that tree
+#   and un-patched, come out of apply.sh identical to the tree build-ffmpeg.sh built,
+#   filter source included;
 # - a second run on the patched copy changes nothing;
 # - an unsupported version, a folder that is no FFmpeg tree and a tree without a version
 #   are refused with a message naming the problem.
@@ -20,15 +21,18 @@ release=$(head -n 1 "$src/RELEASE")
 mm=$(echo "$release" | sed -E 's/^([0-9]+)\.([0-9]+).*/\1.\2/')
 patch_file="$repo/patches/ffmpeg-$mm.patch"
 sched_file="$repo/patches/ffmpeg-$mm-sched.patch"
+integration_file="$repo/patches/ffmpeg-$mm-integration.patch"
 sched_files="fftools/ffmpeg_filter.c fftools/ffmpeg_sched.c fftools/ffmpeg_sched.h"
 
 mk_tree() { # dir: copy of the wired files of $src, un-patched
     mkdir -p "$1/libavfilter" "$1/fftools"
     cp "$src/configure" "$src/RELEASE" "$1/"
-    cp "$src/libavfilter/Makefile" "$src/libavfilter/allfilters.c" "$1/libavfilter/"
+    cp "$src/libavfilter/Makefile" "$src/libavfilter/allfilters.c" "$src/libavfilter/avfilter.c" \
+       "$1/libavfilter/"
     for f in $sched_files; do cp "$src/$f" "$1/$f"; done
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$patch_file"
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$sched_file"
+    patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$integration_file"
 }
 t="$work/tree"
 mk_tree "$t"
@@ -41,10 +45,11 @@ for f in configure libavfilter/Makefile libavfilter/allfilters.c libavfilter/vf_
          libavfilter/vmaf_cuda_picture.h libavfilter/vmaf_cuda_live.c \
          libavfilter/vmaf_cuda_live_log.c libavfilter/vmaf_cuda_live.h libavfilter/vmaf_cuda_live_ff.c \
          libavfilter/vmaf_cuda_live_ff.h libavfilter/vmaf_cuda_filter.h libavfilter/vmaf_cuda_ladder.c \
-         libavfilter/vf_vmaf_cuda_compat.h $sched_files; do
+         libavfilter/vf_vmaf_cuda_compat.h libavfilter/avfilter.c $sched_files; do
     cmp -s "$t/$f" "$src/$f"; check "$f equals build-ffmpeg.sh's tree" $?
 done
 grep -q sch_filter_want_inputs "$t/fftools/ffmpeg_sched.c"; check "the scheduler patch is in" $?
+grep -q vmaf_cuda_output_closed "$t/fftools/ffmpeg_filter.c"; check "the integration patch is in" $?
 before=$(cat "$t/configure" "$t/libavfilter/"* "$t/fftools/"* | sha256sum)
 out=$(bash "$repo/patches/apply.sh" "$t" 2>&1); rc=$?
 after=$(cat "$t/configure" "$t/libavfilter/"* "$t/fftools/"* | sha256sum)
@@ -52,11 +57,13 @@ after=$(cat "$t/configure" "$t/libavfilter/"* "$t/fftools/"* | sha256sum)
 
 n="$work/nosched"
 mk_tree "$n"
-pristine=$(cat "$n/fftools/"* | sha256sum)
+pristine=$(cat "$n/fftools/ffmpeg_sched.c" "$n/fftools/ffmpeg_sched.h" | sha256sum)
 out=$(bash "$repo/patches/apply.sh" --no-sched "$n" 2>&1); rc=$?
-[ $rc = 0 ] && [ "$(cat "$n/fftools/"* | sha256sum)" = "$pristine" ] &&
+[ $rc = 0 ] && [ "$(cat "$n/fftools/ffmpeg_sched.c" "$n/fftools/ffmpeg_sched.h" | sha256sum)" = "$pristine" ] &&
+    ! grep -q sch_filter_want_inputs "$n/fftools/ffmpeg_filter.c" &&
+    grep -q vmaf_cuda_output_closed "$n/fftools/ffmpeg_filter.c" &&
     cmp -s "$n/libavfilter/allfilters.c" "$src/libavfilter/allfilters.c"
-check "--no-sched wires the filter and leaves fftools untouched" $?
+check "--no-sched wires the filter with the integration patch and leaves the scheduler as it is" $?
 
 m="$work/modified"
 mk_tree "$m"
