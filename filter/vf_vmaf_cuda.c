@@ -92,7 +92,7 @@ static const AVOption vmaf_cuda_options[] = {
     { "pool", "pooling of the printed score: mean, harmonic_mean, min, max, perc1, perc5, perc10",
       OFFSET(pool), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "n_threads", "host threads: the CPU backend's workers (0: one); on CUDA those of the host tails (SpEED; CAMBI pooling; 0: auto)",
-      OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
+      OFFSET(n_threads), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 64, FLAGS },
     { "n_subsample", "score every n-th frame",
       OFFSET(n_subsample), AV_OPT_TYPE_INT, { .i64 = 1 }, 1, INT_MAX, FLAGS },
     { "prefetch", "frames each input is asked for ahead of the pairing (keeps both decoders busy)",
@@ -246,24 +246,28 @@ static void live_options(const VmafCudaContext *s, VmafCudaLiveOptions *o)
 int vmaf_cuda_ff_check_log_path(AVFilterContext *ctx, const char *path)
 {
     VmafCudaContext *s = ctx->priv;
+    char err[1024];
 
-    if (path && !(s->ndjson && vmaf_cuda_live_path_is_stream(path))) {
-        /* the log is written at the end (NDJSON: at the first scored frame): find out
-         * now when it cannot be, leaving no file behind (the library writes a temporary
-         * file and renames it) */
-        int existed = !access(path, F_OK);
-        FILE *f = fopen(path, "a");
-        if (!f) {
-            int err = AVERROR(errno);
-            av_log(ctx, AV_LOG_ERROR, "cannot write the log file '%s': %s\n", path,
-                   av_err2str(err));
-            return err;
-        }
-        fclose(f);
-        if (!existed)
-            remove(path);
+    /* the log is written at the end (NDJSON: at the first scored frame): find out now
+     * when it cannot be, leaving no file behind */
+    if (path && !(s->ndjson && vmaf_cuda_live_path_is_stream(path)) &&
+        vmaf_cuda_check_log_path(path, err, sizeof(err)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "%s\n", err);
+        return AVERROR(EIO);
     }
     return 0;
+}
+
+void vmaf_cuda_ff_no_log(AVFilterContext *ctx, const char *prefix, const char *path)
+{
+    char err[1024];
+    int rc = path ? vmaf_cuda_remove_stale_log(path, err, sizeof(err)) : 0;
+
+    if (rc > 0)
+        av_log(ctx, AV_LOG_WARNING, "%sremoved the older file at '%s', so that it is not "
+               "taken for this run's log\n", prefix, path);
+    else if (rc < 0)
+        av_log(ctx, AV_LOG_ERROR, "%s%s\n", prefix, err);
 }
 
 static int config_input_ref(AVFilterLink *inlink);
@@ -699,6 +703,7 @@ static int activate(AVFilterContext *ctx)
             av_log(ctx, AV_LOG_ERROR, "no frame pair was scored (no main frame met a "
                    "reference frame): no log%s written, no VMAF score\n",
                    s->log_path ? " file" : "");
+            vmaf_cuda_ff_no_log(ctx, "", s->log_path);
             vmaf_cuda_ff_stream_drain(ctx, &s->st, 1);
             return AVERROR(EINVAL);
         }
@@ -707,24 +712,73 @@ static int activate(AVFilterContext *ctx)
     return 0;
 }
 
+/** The end of the stream for the user: the pairing warnings, the log, the score lines;
+ *  an AVERROR when output was lost. Run once, by fftools' "finish" command (the exit
+ *  status then tells), else at uninit. */
+static int results(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    if (s->ladder)
+        return vmaf_cuda_ladder_ff_results(ctx);
+    if (s->st.session && s->st.nb_sent) {
+        vmaf_cuda_pairing_report(&s->pairing, ctx);
+        return vmaf_cuda_ff_stream_results(ctx, &s->st);
+    }
+    /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when the
+     * input's hardware frames appear, has no session and says nothing; at the end of
+     * the stream activate has already said it) */
+    if (s->st.session && !s->st.nb_sent && !s->eof_done && !s->st.results_done) {
+        s->st.results_done = 1;
+        av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no "
+               "VMAF score\n", s->log_path ? " file" : "");
+        vmaf_cuda_ff_no_log(ctx, "", s->log_path);
+    }
+    return 0;
+}
+
+/**
+ * Commands from fftools (patches/ffmpeg-*-integration.patch), which ffmpeg's own filter
+ * thread sends; a program of its own may send them too:
+ *   output_closed "SINK LAST": the consumer behind the filter named SINK took frames up
+ *       to lavfi.vmaf.frame LAST (-1: none) and closed its output (-frames:v);
+ *   finish: ffmpeg is done with the graph (every output delivered): write the logs and
+ *       score lines now, and return an error when output was lost, for the exit status.
+ */
+static int process_command(AVFilterContext *ctx, const char *cmd, const char *arg,
+                           char *res, int res_len, int flags)
+{
+    VmafCudaContext *s = ctx->priv;
+
+    if (!strcmp(cmd, "output_closed")) {
+        const char *space = arg ? strrchr(arg, ' ') : NULL;
+        char sink[256];
+        char *end;
+        long long last;
+        if (!space || space - arg >= (ptrdiff_t)sizeof(sink))
+            return AVERROR(EINVAL);
+        last = strtoll(space + 1, &end, 10);
+        if (*end || last < -1)
+            return AVERROR(EINVAL);
+        memcpy(sink, arg, space - arg);
+        sink[space - arg] = 0;
+        if (s->ladder)
+            return vmaf_cuda_ladder_ff_output_closed(ctx, sink, last);
+        vmaf_cuda_ff_stream_output_closed(ctx, &s->st, sink, last);
+        return 0;
+    }
+    if (!strcmp(cmd, "finish"))
+        return results(ctx);
+    return AVERROR(ENOSYS);
+}
+
 static av_cold void uninit(AVFilterContext *ctx)
 {
     VmafCudaContext *s = ctx->priv;
 
-    if (s->ladder || s->renditions > 1) {
+    results(ctx);
+    if (s->ladder || s->renditions > 1)
         vmaf_cuda_ladder_ff_uninit(ctx);
-    } else {
-        if (s->st.session && s->st.nb_sent) {
-            vmaf_cuda_pairing_report(&s->pairing, ctx);
-            vmaf_cuda_ff_stream_results(ctx, &s->st);
-        }
-        /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when
-         * the input's hardware frames appear, has no session and says nothing; at the
-         * end of the stream activate has already said it) */
-        if (s->st.session && !s->st.nb_sent && !s->eof_done)
-            av_log(ctx, AV_LOG_WARNING, "no frame pair was scored: no log%s written, no "
-                   "VMAF score\n", s->log_path ? " file" : "");
-    }
 
     ff_framesync_uninit(&s->fs);
     vmaf_cuda_live_close(s->st.live);
@@ -750,6 +804,7 @@ const VmafCudaFilterDef ff_vf_vmaf_cuda = {
     .init           = init,
     .uninit         = uninit,
     .activate       = activate,
+    .process_command = process_command,
     .priv_size      = sizeof(VmafCudaContext),
     FILTER_QUERY_FUNC2(query_formats),
     .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,

@@ -28,6 +28,11 @@
 #include "vmaf_cuda_pairing.h"
 #include "vmaf_cuda_picture.h"
 
+/** Metadata of every output frame the library scores (or n_subsample skips): its frame
+ *  number in the session, the log's frameNum. fftools (patches/ffmpeg-*-integration.patch)
+ *  reads it on the frames its consumers take, to report where an output was closed. */
+#define VMAF_CUDA_FRAME_KEY "lavfi.vmaf.frame"
+
 /** Most renditions of a ladder (vmaf_cuda_ladder_open() takes 1..64). */
 #define VMAF_CUDA_MAX_RENDITIONS 64
 
@@ -49,6 +54,14 @@ typedef struct VmafCudaStream {
     int64_t t_first_send;        /**< av_gettime_relative() of the first send */
     int64_t t_flush;
     int flushed;
+    /** Frames (library indices 0..taken-1) the consumer of its output took before it
+     *  closed the output (ffmpeg's -frames:v), as fftools reports it (the filter's
+     *  "output_closed" command, patches/ffmpeg-*-integration.patch); -1: not reported (the
+     *  output was not closed early, or a consumer that does not report). */
+    int64_t taken;
+    int output_error;            /**< an AVERROR when output it owes was lost (NDJSON) */
+    int results_done;            /**< its log and score lines were written (or failed) */
+    int results_ret;             /**< and what that returned */
 } VmafCudaStream;
 
 struct VmafCudaLadderState;
@@ -116,6 +129,9 @@ void vmaf_cuda_ff_banner(AVFilterContext *ctx, VmafCudaSession *vs, const VmafCu
                          const char *extra);
 /** Checks at init that `path` can be written (leaving no file behind). */
 int vmaf_cuda_ff_check_log_path(AVFilterContext *ctx, const char *path);
+/** No log is written to `path` (NULL: none asked for): removes an older regular file
+ *  there, saying so, so that it is not taken for this run's log. */
+void vmaf_cuda_ff_no_log(AVFilterContext *ctx, const char *prefix, const char *path);
 
 /* ---- vmaf_cuda_stream.c: one scored output ---- */
 
@@ -137,15 +153,29 @@ int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
 int vmaf_cuda_ff_stream_flush(AVFilterContext *ctx, VmafCudaStream *st);
 /** Forgets the frames the next filter has taken from the output link. */
 void vmaf_cuda_ff_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *st);
-/** At the end (uninit): flush, collect the remaining scores, write the log and the
- *  "VMAF score:" lines (covering the frames that were output). */
-void vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st);
+/** At the end (fftools' "finish" command, else uninit), once: flush, collect the
+ *  remaining scores, write the log and the "VMAF score:" lines (covering the frames
+ *  that were output). Returns 0, or an AVERROR when output was lost (the log or the
+ *  NDJSON stream could not be written, no scored frame was output). */
+int vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st);
+/** fftools' "output_closed" report: the consumer behind the sink named `sink` took the
+ *  frames up to library index `last` (-1: none) and closed its output. Records it in
+ *  st->taken when `st`'s output reaches that sink through filters of one output each;
+ *  returns 1 then, else 0. */
+int vmaf_cuda_ff_stream_output_closed(AVFilterContext *ctx, VmafCudaStream *st,
+                                      const char *sink, int64_t last);
 
 /* ---- vmaf_cuda_ladder.c: renditions=N > 1 ---- */
 
 /** At init: the option checks, the pads (main0..mainN-1, reference; out0..outN-1). */
 int vmaf_cuda_ladder_ff_init(AVFilterContext *ctx);
 int vmaf_cuda_ladder_ff_activate(AVFilterContext *ctx);
+/** fftools' "output_closed" report (see vmaf_cuda_ff_stream_output_closed()): the
+ *  rendition whose output it is ends there. */
+int vmaf_cuda_ladder_ff_output_closed(AVFilterContext *ctx, const char *sink, int64_t last);
+/** Every rendition's log and score lines, in rendition order, once; the first error
+ *  (a rendition with nothing scored, lost output). */
+int vmaf_cuda_ladder_ff_results(AVFilterContext *ctx);
 void vmaf_cuda_ladder_ff_uninit(AVFilterContext *ctx);
 
 #endif /* VMAF_CUDA_FILTER_H */

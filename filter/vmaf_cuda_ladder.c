@@ -106,8 +106,9 @@ struct VmafCudaLadderState {
     int64_t nb_sends;
     VmafCudaLayout ref_layout;
     VmafCudaPlaneCopy ref_copy;
-    int failed;                  /**< AVERROR returned once every rendition has ended */
+    int failed;                  /**< AVERROR of a rendition that scored nothing, for the end */
     int finished;
+    int results_done;
 };
 
 /* ---------------------------------------------------------------- framesync's rules */
@@ -421,6 +422,9 @@ static int end_rendition(AVFilterContext *ctx, unsigned k)
         av_log(ctx, AV_LOG_ERROR, "%sno frame pair was scored (no main frame met a "
                "reference frame): no log%s written, no VMAF score\n", r->st.prefix,
                r->st.log_path ? " file" : "");
+        vmaf_cuda_ff_no_log(ctx, r->st.prefix, r->st.log_path);
+        /* the exit status says so at the end ("finish"), once the other renditions'
+         * frames are all out: an error returned now would stop the graph before they are */
         l->failed = AVERROR(EINVAL);
     } else if ((ret = vmaf_cuda_ff_stream_flush(ctx, &r->st)) < 0) {
         return ret;
@@ -679,11 +683,53 @@ int vmaf_cuda_ladder_ff_activate(AVFilterContext *ctx)
         l->finished = 1;
         ff_inlink_set_status(reflink, AVERROR_EOF);
         trim_reference_queue(l);
-        return l->failed;
     }
     if (live && busy)
         ff_filter_set_ready(ctx, 100);
     return 0;
+}
+
+int vmaf_cuda_ladder_ff_output_closed(AVFilterContext *ctx, const char *sink, int64_t last)
+{
+    VmafCudaContext *s = ctx->priv;
+    struct VmafCudaLadderState *l = s->ladder;
+
+    for (unsigned k = 0; l && k < l->n; k++) {
+        Rendition *r = &l->r[k];
+        if (!vmaf_cuda_ff_stream_output_closed(ctx, &r->st, sink, last))
+            continue;
+        /* its consumer wants nothing more: the rendition ends here, and its output
+         * says so (its buffersink would otherwise keep asking for frames) */
+        if (r->done)
+            return 0;
+        ff_outlink_set_status(ctx->outputs[k], AVERROR_EOF, AV_NOPTS_VALUE);
+        return close_rendition(ctx, k, AVERROR_EOF);
+    }
+    return 0;
+}
+
+int vmaf_cuda_ladder_ff_results(AVFilterContext *ctx)
+{
+    VmafCudaContext *s = ctx->priv;
+    struct VmafCudaLadderState *l = s->ladder;
+    int ret = 0, err;
+
+    if (!l || l->results_done)
+        return 0;
+    l->results_done = 1;
+    for (unsigned k = 0; l->r && k < l->n; k++) {
+        Rendition *r = &l->r[k];
+        if (r->st.session && r->st.nb_sent) {
+            vmaf_cuda_pairing_report(&r->pairing, ctx);
+            if ((err = vmaf_cuda_ff_stream_results(ctx, &r->st)) < 0 && !ret)
+                ret = err;
+        } else if (r->st.session && !r->ended) {
+            av_log(ctx, AV_LOG_WARNING, "%sno frame pair was scored: no log%s written, no "
+                   "VMAF score\n", r->st.prefix, r->st.log_path ? " file" : "");
+            vmaf_cuda_ff_no_log(ctx, r->st.prefix, r->st.log_path);
+        }
+    }
+    return ret ? ret : l->failed;
 }
 
 /* ---------------------------------------------------------------- configuration */
@@ -934,16 +980,6 @@ void vmaf_cuda_ladder_ff_uninit(AVFilterContext *ctx)
 
     if (!l)
         return;
-    for (unsigned k = 0; l->r && k < l->n; k++) {
-        Rendition *r = &l->r[k];
-        if (r->st.session && r->st.nb_sent) {
-            vmaf_cuda_pairing_report(&r->pairing, ctx);
-            vmaf_cuda_ff_stream_results(ctx, &r->st);
-        } else if (r->st.session && !r->ended) {
-            av_log(ctx, AV_LOG_WARNING, "%sno frame pair was scored: no log%s written, no "
-                   "VMAF score\n", r->st.prefix, r->st.log_path ? " file" : "");
-        }
-    }
     for (unsigned k = 0; l->r && k < l->n; k++) {
         vmaf_cuda_live_close(l->r[k].st.live);
         l->r[k].st.live = NULL;

@@ -72,8 +72,9 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
     int ret = vmaf_cuda_live_frame(l, fs, frame->pts, frame->pts != AV_NOPTS_VALUE, &lf);
 
     if (ret == VMAF_LIVE_EOUTPUT) {
-        /* the stream goes on without its log (e.g. the reader of a pipe went away) */
-        av_log(ctx, AV_LOG_WARNING, "%s\n", vmaf_cuda_live_error(l));
+        /* the stream goes on without its log (e.g. the reader of a pipe went away, a
+         * full disk), and the run ends with an error status */
+        av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
     } else if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
         return AVERROR(ENOMEM);
@@ -87,5 +88,5 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
             return AVERROR(ENOMEM);
         memcpy(sd->data, lf.sei, lf.sei_size);
     }
-    return 0;
+    return ret == VMAF_LIVE_EOUTPUT;
 }

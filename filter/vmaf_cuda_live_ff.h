@@ -36,7 +36,9 @@ int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
                            VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out);
 
 /** For each scored frame going out: its window metadata, NDJSON line(s) and SEI side
- *  data. A failing NDJSON output is a warning (once); out of memory an error. */
+ *  data. Returns 0; 1 when the NDJSON output failed just now (logged once as an error:
+ *  the frames go on, and the run must end with an error status); an AVERROR when out
+ *  of memory. */
 int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs);
 

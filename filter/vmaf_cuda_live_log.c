@@ -246,12 +246,17 @@ static int open_output(VmafCudaLive *l)
         set_err(l, "cannot open the NDJSON log '%s': %s", p, strerror(errno));
         return -1;
     }
+    /* unbuffered: each line goes out in one write, and a failed one leaves nothing
+     * behind in a buffer that a later flush would write after it */
+    setvbuf(l->out, NULL, _IONBF, 0);
     return 0;
 }
 
 /* Writes the line in l->line, '\n', and flushes. */
 static int write_line(VmafCudaLive *l)
 {
+    off_t pos;
+
     if (!l->ndjson_path || l->out_failed)
         return 0;
     if (l->line.oom) {
@@ -263,9 +268,15 @@ static int write_line(VmafCudaLive *l)
         return VMAF_LIVE_EOUTPUT;
     }
     vmaf_live_buf_append(&l->line, "\n", 1);
+    pos = ftello(l->out); /* -1 for a pipe */
     if (fwrite(l->line.s, 1, l->line.len, l->out) != l->line.len || fflush(l->out) != 0) {
-        set_err(l, "writing the NDJSON log '%s' failed: %s; no further lines are written",
-                l->ndjson_path, strerror(errno));
+        int err = errno;
+        /* a regular file keeps whole lines only: cut the part of this one that was
+         * written (a full disk) */
+        if (pos >= 0)
+            (void)!ftruncate(fileno(l->out), pos);
+        set_err(l, "writing the NDJSON log '%s' failed: %s; it holds the lines before this "
+                "one, and no further lines are written", l->ndjson_path, strerror(err));
         l->out_failed = 1;
         return VMAF_LIVE_EOUTPUT;
     }

@@ -10,6 +10,7 @@
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,6 +119,7 @@ static void release_kept(VmafCudaStream *st, int all)
 
 int vmaf_cuda_ff_stream_init(VmafCudaStream *st)
 {
+    st->taken = -1;
     st->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
     st->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
     st->out_index = av_fifo_alloc2(8, sizeof(int64_t), AV_FIFO_FLAG_AUTO_GROW);
@@ -176,11 +178,23 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         }
     }
     free_pending(&p);
+    if (p.index >= 0) {
+        /* the frame's number in the session (the log's frameNum): fftools reports the
+         * last one its consumer took when it closes the output (-frames:v) */
+        char num[24];
+        snprintf(num, sizeof(num), "%"PRId64, p.index);
+        av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
+    }
     if (scores)
         attach_scores(s, st->session, out, scores);
-    if (scores && st->live && (ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores)) < 0) {
-        av_frame_free(&out);
-        return ret;
+    if (scores && st->live) {
+        ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores);
+        if (ret < 0) {
+            av_frame_free(&out);
+            return ret;
+        }
+        if (ret > 0 && !st->output_error)
+            st->output_error = AVERROR(EIO); /* the NDJSON stream lost lines: said there */
     }
     if ((ret = av_fifo_write(st->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
@@ -260,12 +274,45 @@ static int64_t frames_output(AVFilterContext *ctx, VmafCudaStream *st)
     return n;
 }
 
-/** The log file, then one "VMAF score:" line per model (as FFmpeg's libvmaf filter). */
-static void write_results(AVFilterContext *ctx, VmafCudaStream *st)
+/** Whether the frames of output `out` reach the filter named `sink` through filters
+ *  with one output each (format, scale, hwdownload, ... that fftools or the user put
+ *  between this filter and ffmpeg's buffersink). */
+static int output_reaches(AVFilterContext *ctx, unsigned out, const char *sink)
+{
+    AVFilterLink *link = out < ctx->nb_outputs ? ctx->outputs[out] : NULL;
+
+    for (int depth = 0; link && depth < 1024; depth++) {
+        AVFilterContext *dst = link->dst;
+        if (!dst)
+            return 0;
+        if (dst->name && !strcmp(dst->name, sink))
+            return 1;
+        if (dst->nb_outputs != 1)
+            return 0;
+        link = dst->outputs[0];
+    }
+    return 0;
+}
+
+int vmaf_cuda_ff_stream_output_closed(AVFilterContext *ctx, VmafCudaStream *st,
+                                      const char *sink, int64_t last)
+{
+    if (!output_reaches(ctx, st->out, sink))
+        return 0;
+    st->taken = last + 1;
+    av_log(ctx, AV_LOG_VERBOSE, "%sthe output was closed after frame %"PRId64" of the "
+           "session\n", st->prefix, last);
+    return 1;
+}
+
+/** The log file, then one "VMAF score:" line per model (as FFmpeg's libvmaf filter).
+ *  Returns an AVERROR when output was lost. */
+static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
 {
     VmafCudaContext *s = ctx->priv;
     const char *pre = st->prefix;
-    int64_t output = frames_output(ctx, st);
+    int64_t output = st->taken >= 0 ? FFMIN(st->taken, st->nb_sent) : frames_output(ctx, st);
+    int ret = st->output_error;
     double score;
     int rc;
 
@@ -283,31 +330,38 @@ static void write_results(AVFilterContext *ctx, VmafCudaStream *st)
                    st->nb_sent - output);
             output = st->nb_sent;
         } else if (rc < 0) {
-            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
-            return;
+            return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
         }
     }
     if (!output) {
         av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "
                "score\n", pre, st->log_path ? " file" : "");
-        return;
+        if (!s->ndjson)
+            vmaf_cuda_ff_no_log(ctx, pre, st->log_path);
+        return AVERROR(EINVAL);
     }
-    if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0)
-        av_log(ctx, AV_LOG_WARNING, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
+    if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
+        ret = ret ? ret : AVERROR(EIO);
+    }
     if (st->log_path && !s->ndjson) {
         double secs = (st->t_flush - st->t_first_send) / 1e6;
         double fps = secs > 0 ? st->nb_sent / secs : NAN;
         rc = vmaf_cuda_write_log(st->session, st->log_path, s->log_format, s->precision, fps);
-        if (rc < 0)
-            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
+        if (rc < 0) {
+            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
+            ret = ret ? ret : err;
+        }
     }
     for (unsigned i = 0; i < s->nb_models; i++) {
         rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i),
                               s->pool_method, &score);
-        if (rc < 0)
-            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
-        else
+        if (rc < 0) {
+            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+            ret = ret ? ret : err;
+        } else {
             av_log(ctx, AV_LOG_INFO, "%sVMAF score: %f\n", pre, score);
+        }
     }
     /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
      * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
@@ -325,25 +379,31 @@ static void write_results(AVFilterContext *ctx, VmafCudaStream *st)
             if (rc < 0)
                 break;
         }
-        if (rc < 0)
-            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
-        else
+        if (rc < 0) {
+            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+            ret = ret ? ret : err;
+        } else {
             av_log(ctx, AV_LOG_INFO, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n",
                    pre, name, v[0], v[1], v[2], v[3]);
+        }
     }
+    return ret;
 }
 
-void vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
+int vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
 {
     int rc;
 
+    if (st->results_done)
+        return st->results_ret;
     if (!st->session || !st->nb_sent)
-        return;
+        return 0;
+    st->results_done = 1;
     if (!st->flushed) {
         st->flushed = 1;
         st->t_flush = av_gettime_relative();
         if ((rc = vmaf_cuda_flush(st->session)) < 0)
-            vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+            return st->results_ret = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
     }
     /* collect the remaining scores (the output is closed: nothing is sent on) */
     for (;;) {
@@ -354,8 +414,6 @@ void vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
         st->nb_scored++;
     }
     if (rc != VMAF_CUDA_EOF && rc != VMAF_CUDA_EAGAIN)
-        vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
-    else
-        write_results(ctx, st);
+        return st->results_ret = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+    return st->results_ret = write_results(ctx, st);
 }
-
