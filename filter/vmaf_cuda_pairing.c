@@ -224,8 +224,8 @@ void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
     const AVRational fr0 = p->rate[0], fr1 = p->rate[1];
     const int rates_differ = fr0.num > 0 && fr0.den > 0 && fr1.num > 0 && fr1.den > 0 &&
                              av_cmp_q(fr0, fr1);
-    char b1[AV_TS_MAX_STRING_SIZE], b2[AV_TS_MAX_STRING_SIZE];
-    int64_t half, offset;
+    char b1[AV_TS_MAX_STRING_SIZE], b2[AV_TS_MAX_STRING_SIZE], b3[AV_TS_MAX_STRING_SIZE];
+    int64_t half, offset, dur;
 
     if (p->reported || !p->queue[1])
         return;
@@ -247,33 +247,60 @@ void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
 
     offset = p->first_pts[0] != AV_NOPTS_VALUE && p->first_pts[1] != AV_NOPTS_VALUE ?
              llabs(p->first_pts[0] - p->first_pts[1]) : 0;
-    half = (p->first_dur[0] ? p->first_dur[0] : p->first_dur[1]) / 2;
-    if ((half && offset > half) || p->main_before || p->ref_leading)
+    dur = p->first_dur[0] ? p->first_dur[0] : p->first_dur[1];
+    half = dur / 2;
+    if (!p->observed[1]) {
+        if (p->main_before)
+            av_log(ctx, AV_LOG_WARNING, "%sthe reference delivered no frame: the %"PRId64" main "
+                   "frame%s passed through unscored\n", pre, p->main_before,
+                   plural(p->main_before));
+    } else if ((half && offset > half) || p->main_before || p->ref_leading) {
         av_log(ctx, AV_LOG_WARNING, "%sthe inputs start at different times: main at %s s, "
                "reference at %s s (%"PRId64" main frame%s passed through unscored and "
                "%"PRId64" reference frame%s never paired before the first pair); if both start "
                "with the same picture, add setpts=PTS-STARTPTS to both inputs\n", pre,
                ts_str(b1, p->first_pts[0], p->tb), ts_str(b2, p->first_pts[1], p->tb),
                p->main_before, plural(p->main_before), p->ref_leading, plural(p->ref_leading));
-    if (p->ref_gaps)
+    }
+    /* a reference at a higher frame rate leaves frames unpaired by design: the rate
+     * warning below says so, with the count */
+    if (p->ref_gaps && !rates_differ)
         av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" reference frame%s never paired with a "
                "main frame (gaps in the main's timestamps: dropped frames or a variable frame "
                "rate); the scores leave them out\n", pre, p->ref_gaps, plural(p->ref_gaps));
     /* Different frame rates explain pairs with a nearer next reference frame: one
-     * warning then (30 vs 25 fps), the time-base one only for equal rates. */
-    if (p->nearer && !rates_differ)
-        av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
-               "reference frame although the next one was nearer in time (timestamps rounded to "
-               "different time bases, e.g. MKV and MP4); ts_sync_mode=nearest pairs each main "
-               "frame with the nearest reference frame\n", pre, p->nearer, p->nb_pairs);
+     * warning then (30 vs 25 fps), the time-base one only for equal rates. An offset of
+     * a part of a frame between the inputs' timestamps (-copyts keeps each input's own
+     * start) explains them too; timestamps rounded to two time bases differ by far less
+     * than a tenth of a frame. */
+    if (p->nearer && !rates_differ) {
+        if (dur > 0 && offset % dur > dur / 10 && dur - offset % dur > dur / 10)
+            av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
+                   "reference frame although the next one was nearer in time: the inputs' "
+                   "timestamps are %s s apart, not a whole number of frames (main starts at %s "
+                   "s, reference at %s s, e.g. -copyts keeping each input's own start); add "
+                   "setpts=PTS-STARTPTS to both inputs if they start with the same picture, or "
+                   "ts_sync_mode=nearest to pair each main frame with the nearest reference "
+                   "frame\n", pre, p->nearer, p->nb_pairs, ts_str(b3, offset, p->tb),
+                   ts_str(b1, p->first_pts[0], p->tb), ts_str(b2, p->first_pts[1], p->tb));
+        else
+            av_log(ctx, AV_LOG_WARNING, "%s%"PRId64" of %"PRId64" pairs took an earlier "
+                   "reference frame although the next one was nearer in time (timestamps rounded to "
+                   "different time bases, e.g. MKV and MP4); ts_sync_mode=nearest pairs each main "
+                   "frame with the nearest reference frame\n", pre, p->nearer, p->nb_pairs);
+    }
     if (rates_differ) {
         char nearer[160] = "";
+        char gaps[96] = "";
         if (p->nearer)
             snprintf(nearer, sizeof(nearer), " (%"PRId64" of %"PRId64" pairs had a nearer next "
                      "one; ts_sync_mode=nearest takes the nearest)", p->nearer, p->nb_pairs);
+        if (p->ref_gaps)
+            snprintf(gaps, sizeof(gaps), "; %"PRId64" reference frame%s between pairs were "
+                     "never paired", p->ref_gaps, plural(p->ref_gaps));
         av_log(ctx, AV_LOG_WARNING, "%sframe rates differ: main %d/%d (%.3f fps), "
                "reference %d/%d (%.3f fps); each main frame is paired with the last reference "
-               "frame at or before its timestamp%s\n", pre, fr0.num, fr0.den, fps_of(fr0), fr1.num,
-               fr1.den, fps_of(fr1), nearer);
+               "frame at or before its timestamp%s%s\n", pre, fr0.num, fr0.den, fps_of(fr0),
+               fr1.num, fr1.den, fps_of(fr1), nearer, gaps);
     }
 }

@@ -244,10 +244,12 @@ def case_vfr_drop(r, c, hw=False):
 def case_rates(r, c, hw=False):
     pairs, warns, frames, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref60.mp4"), hw=hw)
     expect_pairs("30 vs 60", pairs, [(k / 30, k / 30) for k in range(30)] + [(29 / 30, 59 / 60)])
+    # the unpaired reference frames are the rate's doing: one warning, with the count
+    # (not "dropped frames or a variable frame rate")
     expect_warnings("30 vs 60", warns, [
-        "29 reference frames never paired with a main frame",
         "frame rates differ: main 30/1 (30.000 fps), reference 60/1 (60.000 fps); each main "
-        "frame is paired with the last reference frame at or before its timestamp"])
+        "frame is paired with the last reference frame at or before its timestamp; 29 "
+        "reference frames between pairs were never paired"])
     pairs, warns, frames, _, _ = run_pairing(r, c.get("dist60.mp4"), c.get("ref.mp4"), hw=hw)
     expect_pairs("60 vs 30", pairs, [(k / 60, (k // 2) / 30) for k in range(60)])
     expect_warnings("60 vs 30", warns, [
@@ -323,12 +325,9 @@ def case_frames_limit(r, c, hw=False, dis=None, ref=None):
     for n, sub in ((10, 1), (3, 4)):
         opts = models + ":n_subsample=%d" % sub
         pairs, limited, out, err = run_frames(r, dis, ref, opts, n, hw)
-        # With NVDEC frames ffmpeg may take a frame or two from the filter after its limit
-        # and drop them (README, "-frames:v N"): the filter cannot tell, and logs them.
-        # Then the log must equal that of a trimmed run of the frames it covers.
+        # fftools tells the filter the last frame its consumer took (the integration
+        # patch): exactly the first n frames, also on NVDEC frames
         took = n
-        if hw and out == n and len(limited) > (n + sub - 1) // sub:
-            took = next((m for m in range(n + 1, n + 3) if (m + sub - 1) // sub == len(limited)), n)
         _, _, trimmed, _, err2 = run_pairing(
             r, dis, ref, opts, hw=False, name="trim%d" % n,
             pre="[0:v]trim=end_frame=%d[d];[1:v]trim=end_frame=%d[r];[d][r]" % (took, took))
@@ -351,6 +350,35 @@ def case_frames_limit(r, c, hw=False, dis=None, ref=None):
                     % (n, sub, len(limited), len(pairs),
                        " (ffmpeg took %d past its limit)" % (took - n) if took > n else ""))
     return "; ".join(done)
+
+
+def case_ref_no_frames(r, c, hw=False):
+    """The reference delivers no frame: the error, and a warning that says so (not a
+    start time of NOPTS with advice to add setpts)."""
+    _, err, _ = r.ffmpeg_run(["-loglevel", "level+info", "-i", c.get("dist.mp4"), "-ss", "100",
+                              "-i", c.get("ref.mp4"), "-an", "-lavfi",
+                              "[0:v][1:v]vmaf_cuda=backend=cpu", "-f", "null", "-"], expect_ok=False)
+    warns = [m.group(1).strip() for m in WARN_RE.finditer(err)]
+    expect_warnings("no reference frame", warns, [
+        "the reference delivered no frame: the 30 main frames passed through unscored"])
+    if "NOPTS" in err or "no frame pair was scored" not in err:
+        _fail("no reference frame:\n%s" % err[-1500:])
+    return "warned: the reference delivered no frame"
+
+
+def case_subframe_offset(r, c, hw=False):
+    """Timestamps offset by part of a frame (-itsoffset, -copyts): the pairs that took an
+    earlier reference frame are explained by the offset, not by MKV and MP4 time bases."""
+    pairs, warns, _, _, _ = run_pairing(r, c.get("dist.mp4"), c.get("ref.mp4"),
+                                        extra=["-itsoffset", "0.025"], hw=hw)
+    expect_pairs("main 0.025 s late", pairs, [(k / 30 + 0.025, k / 30) for k in range(30)])
+    expect_warnings("main 0.025 s late", warns, [
+        "the inputs start at different times: main at 0.025 s, reference at 0 s",
+        "29 of 30 pairs took an earlier reference frame although the next one was nearer in "
+        "time: the inputs' timestamps are 0.025 s apart, not a whole number of frames"])
+    if "MKV and MP4" in " ".join(warns):
+        _fail("offset blamed on time bases: %s" % warns)
+    return "30 pairs, the offset named"
 
 
 def run_frames(r, dis, ref, opts, n, hw):
