@@ -20,6 +20,7 @@ namespace {
 
 using vmaf_cuda::tools::host_picture;
 using vmaf_cuda::tools::InputError;
+using vmaf_cuda::tools::same_stream;
 using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
 
@@ -141,6 +142,17 @@ int run(const Args& a) {
         return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
                     " distorted inputs the log path must contain %d (the 0-based rendition "
                     "index), e.g. -o vmaf.%d.json");
+    std::vector<std::string> inputs = a.dist;
+    inputs.insert(inputs.begin(), a.ref);
+    // Two readers of one pipe (or of standard input) would split its frames.
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t j = i + 1; j < inputs.size(); ++j)
+            if (same_stream(inputs[i], inputs[j]))
+                return fail("\"" + inputs[i] + "\" and \"" + inputs[j] + "\" are the same " +
+                            (inputs[i] == "-" || inputs[j] == "-" ? "stream, standard input"
+                                                                   : "stream (a pipe or FIFO)") +
+                            ": at most one input can be read from it");
+
     VideoFormat fmt;
     fmt.width = a.width;
     fmt.height = a.height;
@@ -209,12 +221,26 @@ int run(const Args& a) {
     // one buffer per input, each frame read whole (luma, Cb, Cr) into it
     std::vector<std::uint8_t> rl;
     std::vector<std::vector<std::uint8_t>> dl(n_dist);
+    // A distorted input that cannot be read on (truncated, a read error) fails the run
+    // when it is the only one; in a ladder it fails alone, as an empty rendition does: no
+    // log, no score line, exit status 1, the others scored.
+    std::vector<char> failed(n_dist, 0), active(n_dist, 1);
+    auto read_dist = [&](unsigned k) -> int { // 1: a frame, 0: its end, -1: failed
+        try {
+            return dist[k]->read(dl[k]) ? 1 : 0;
+        } catch (const InputError& e) {
+            if (n_dist == 1) throw;
+            fail("rendition " + std::to_string(k) + ": " + e.what() +
+                 ": no log written, no VMAF score");
+            failed[k] = 1;
+            return -1;
+        }
+    };
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
     for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
     for (unsigned k = 0; k < n_dist; ++k)
-        for (long i = 0; i < a.frame_skip_dist && dist[k]->read(dl[k]); ++i) {}
+        for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
     std::vector<long> n(n_dist, 0);
-    std::vector<char> active(n_dist, 1);
     long frames = 0;
     const auto t0 = std::chrono::steady_clock::now();
     VmafCudaFrameScores fs;
@@ -233,7 +259,11 @@ int run(const Args& a) {
         std::string longer; // renditions with frames left when the reference ended
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!active[k]) continue;
-            const bool hd = dist[k]->read(dl[k]);
+            const int hd = failed[k] ? -1 : read_dist(k);
+            if (hd < 0) {
+                if (end_rendition(k)) return 1;
+                continue;
+            }
             if (hr && hd) {
                 dp[k] = host_picture(dl[k], dist[k]->format());
                 dptr[k] = &dp[k];
@@ -269,12 +299,12 @@ int run(const Args& a) {
     if (ref_empty) return fail("no frames to score: the reference \"" + a.ref + "\" has none");
     if (n_dist == 1 && n[0] == 0) return fail("no frames to score");
     bool empty = false;
-    for (unsigned k = 0; k < n_dist; ++k)
-        if (n[k] == 0) {
+    for (unsigned k = 0; k < n_dist; ++k) {
+        if (n[k] == 0 && !failed[k])
             fail("rendition " + std::to_string(k) + ": no frames to score in \"" + a.dist[k] +
                  "\": no log written, no VMAF score");
-            empty = true;
-        }
+        if (n[k] == 0 || failed[k]) empty = true;
+    }
     if (frames == 0) return 1; // every rendition empty: nothing to flush or report
     if (vmaf_cuda_ladder_flush(lad) < 0) return fail(vmaf_cuda_ladder_error_message(lad));
     for (unsigned k = 0; k < n_dist; ++k) {
@@ -288,7 +318,7 @@ int run(const Args& a) {
 
     for (unsigned k = 0; k < n_dist; ++k) {
         const double fps = secs > 0 ? double(n[k]) / secs : NAN;
-        if (!a.output.empty() && n[k]) {
+        if (!a.output.empty() && n[k] && !failed[k]) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
             const std::string path = rendition_path(a.output, k, n_dist);
@@ -303,7 +333,7 @@ int run(const Args& a) {
     // and -o), then ours: "VMAF score: X" of the first model on stdout. A ladder prefixes
     // each line with "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
-        if (n[k] == 0) continue;
+        if (n[k] == 0 || failed[k]) continue;
         const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
         std::vector<double> scores;
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
@@ -343,9 +373,11 @@ int main(int argc, char** argv) {
     CLI::App app{"vmaf-cuda: VMAF bit-exact with libvmaf v3.2.0, on the GPU or the CPU.\n"
                  "Inputs are raw planar YUV (give -w -h -p -b) or Y4M."};
     app.set_help_flag("--help", "Print this help and exit");
-    app.add_option("-r,--reference", a.ref, "Reference video (.yuv or .y4m)")->required();
+    app.add_option("-r,--reference", a.ref,
+                   "Reference video (.yuv or .y4m; a pipe, a FIFO, or - for standard input "
+                   "is read to its end)")->required();
     app.add_option("-d,--distorted", a.dist,
-                   "Distorted video (.yuv or .y4m); give it several times to score a ladder's "
+                   "Distorted video (.yuv or .y4m, or a stream as -r); give it several times to score a ladder's "
                    "renditions against one reference (the reference's work is shared; -o then "
                    "needs %d, the 0-based rendition index)")
         ->required()->take_all();

@@ -3,16 +3,20 @@
 // files written here: every plane of every frame lands where host_picture() points
 // (4:2:0, 4:2:2, 4:4:4 with ceil-sized chroma at odd sizes, 4:0:0 without chroma,
 // 8..16 bits), truncated frames are errors, and the pictures are accepted by a session.
+// Pipes are read as streams.
 
 #include "video_reader.h"
 
 #include "catch.hpp"
 
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -20,6 +24,7 @@ using vmaf_cuda::tools::host_picture;
 using vmaf_cuda::tools::InputError;
 using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
+using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -194,6 +199,86 @@ TEST_CASE("reader: a frame cut short in its chroma is an error, not a frame", "[
         CHECK(VideoReader(path.string(), hint).frame_count() == 2);
         const fs::path floor_sized = write_stream(dir, "floor.yuv", 9, 7, 8, {420, 4, 3}, 2, "");
         CHECK_THROWS_AS(VideoReader(floor_sized.string(), hint), InputError);
+    }
+    fs::remove_all(dir);
+}
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// `data` written into a pipe by a thread; the reader opens its read end by path
+/// (/dev/fd/N), as a shell's pipe or /dev/stdin reaches the CLI.
+struct Pipe {
+    int fd[2] = {-1, -1};
+    std::thread writer;
+    explicit Pipe(std::string data) {
+        std::signal(SIGPIPE, SIG_IGN); // a reader that stops early: EPIPE, not death
+        REQUIRE(::pipe(fd) == 0);
+        writer = std::thread([w = fd[1], d = std::move(data)] {
+            for (std::size_t at = 0; at < d.size();) {
+                const ssize_t n = ::write(w, d.data() + at, d.size() - at);
+                if (n <= 0) break;
+                at += std::size_t(n);
+            }
+            ::close(w);
+        });
+    }
+    std::string path() const { return "/dev/fd/" + std::to_string(fd[0]); }
+    ~Pipe() {
+        ::close(fd[0]); // a writer blocked on a full pipe gets EPIPE
+        writer.join();
+    }
+};
+
+} // namespace
+
+TEST_CASE("reader: a pipe is read as a stream, to its end, never seeked", "[api][reader][stream]") {
+    const fs::path dir = tmp_dir();
+    const Layout l{420, 5, 4}; // 9x7 4:2:0: 63 + 2 * 20 = 103 bytes a frame
+    VideoFormat hint;
+    hint.width = 9;
+    hint.height = 7;
+    std::vector<std::uint8_t> buf;
+    SECTION("raw YUV: every frame, then a clean end; a frame smaller than the magic") {
+        Pipe p(slurp(write_stream(dir, "s.yuv", 9, 7, 8, l, 3, "")));
+        VideoReader r(p.path(), hint);
+        CHECK(r.frame_count() == -1);
+        for (unsigned k = 0; k < 3; ++k) {
+            REQUIRE(r.read(buf));
+            CHECK(std::vector<std::uint8_t>(buf.begin(), buf.begin() + 63) == plane_bytes(0, 9, 7, k, 8));
+        }
+        CHECK_FALSE(r.read(buf));
+        VideoFormat tiny; // 2x1 4:4:4: 6 bytes a frame, fewer than "YUV4MPEG2"
+        tiny.width = 2;
+        tiny.height = 1;
+        tiny.chroma = 444;
+        Pipe t("abcdefghijkl");
+        VideoReader rt(t.path(), tiny);
+        REQUIRE(rt.read(buf));
+        CHECK(std::string(buf.begin(), buf.end()) == "abcdef");
+        REQUIRE(rt.read(buf));
+        CHECK(std::string(buf.begin(), buf.end()) == "ghijkl");
+        CHECK_FALSE(rt.read(buf));
+    }
+    SECTION("raw YUV: a partial last frame names the frame and its bytes") {
+        Pipe p(slurp(write_stream(dir, "s.yuv", 9, 7, 8, l, 3, "", 98)));
+        VideoReader r(p.path(), hint);
+        REQUIRE(r.read(buf));
+        REQUIRE(r.read(buf));
+        CHECK_THROWS_WITH(r.read(buf), Contains("' is truncated: frame 2 is incomplete (got 5 of 103 bytes)"));
+    }
+    SECTION("Y4M") {
+        Pipe p(slurp(write_stream(dir, "s.y4m", 9, 7, 10, l, 2, "420p10")));
+        VideoReader r(p.path(), VideoFormat{});
+        CHECK(r.format().bpc == 10);
+        REQUIRE(r.read(buf));
+        REQUIRE(r.read(buf));
+        CHECK(std::vector<std::uint8_t>(buf.begin(), buf.begin() + 126) == plane_bytes(0, 9, 7, 1, 10));
+        CHECK_FALSE(r.read(buf));
     }
     fs::remove_all(dir);
 }

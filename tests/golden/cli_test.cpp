@@ -13,8 +13,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 using namespace vmaf_cuda_test;
 namespace fs = std::filesystem;
@@ -36,8 +42,11 @@ struct Proc {
     std::string output; // stdout + stderr
 };
 
-Proc run(const std::string& args) {
-    const std::string cmd = "'" + cli_path() + "' " + args + " 2>&1";
+/// Runs the CLI with `args` through the shell: `before` is shell text in front of it (e.g.
+/// "cat f | "), `redirect` follows it (by default stderr joins the captured stdout).
+Proc run(const std::string& args, const std::string& before = "",
+         const std::string& redirect = " 2>&1") {
+    const std::string cmd = before + "'" + cli_path() + "' " + args + redirect;
     Proc p{-1, {}};
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return p;
@@ -547,5 +556,153 @@ TEST_CASE("CLI ladder: a rendition with no frame to score fails alone, the other
                        " -o '" + (dir / "x%%d.json").string() + "'");
     CHECK(e.status != 0);
     CHECK(e.output.find("must contain %d") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+// ---- streams, truncation, header contradictions, bit depth, logs and exit status ----
+
+namespace {
+
+/// Exit status of a run that ended normally, -1 otherwise.
+int exit_code(const Proc& p) { return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1; }
+
+bool has(const Proc& p, const std::string& s) { return p.output.find(s) != std::string::npos; }
+
+/// `p` in single quotes for the shell.
+std::string q(const fs::path& p) {
+    std::string s(1, '\'');
+    s += p.string();
+    return s += '\'';
+}
+
+/// The first `bytes` bytes of `in` (all when npos), then `extra`, written to `out`.
+void copy_prefix(const fs::path& in, const fs::path& out, std::size_t bytes,
+                 const std::string& extra = "") {
+    std::ifstream i(in, std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+    if (bytes < data.size()) data.resize(bytes);
+    std::ofstream(out, std::ios::binary) << data << extra;
+}
+
+GoldenCase case_3f() {
+    const GoldenCase c = find_case("testsrc2_320x240_8bit_3f");
+    REQUIRE(!c.name.empty());
+    return c;
+}
+
+constexpr std::size_t kFrame = 320 * 240 * 3 / 2; // bytes of one 8-bit 4:2:0 frame
+
+} // namespace
+
+TEST_CASE("CLI reads raw YUV and Y4M from a pipe, a FIFO and standard input",
+          "[golden][cli][stream]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const GoldenTable g = read_golden_csv(golden_dir() + "/" + c.name + ".csv");
+    const std::string size = " -w 320 -h 240 -p 420 -b 8 --backend cpu --json --precision max -o ";
+    const fs::path log = dir / "pipe.json";
+    SECTION("raw YUV: -, /dev/stdin, a FIFO; read to the end, scored as from a file") {
+        for (const std::string d : {"-", "/dev/stdin"}) {
+            INFO(d);
+            const Proc p = run("-r '" + c.ref + "' -d " + d + size + q(log), "cat '" + c.dist + "' | ");
+            INFO(p.output);
+            REQUIRE(exit_code(p) == 0);
+            check_log_equals_golden(log, g);
+        }
+        const fs::path fifo = dir / "ref.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        const Proc p = run("-r " + q(fifo) + " -d '" + c.dist + "'" + size + q(log),
+                           "timeout 60 cat '" + c.ref + "' > " + q(fifo) + " & ");
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        check_log_equals_golden(log, g);
+    }
+    SECTION("Y4M from a pipe") {
+        const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m";
+        write_layout(c, c.ref, r, 420, true);
+        write_layout(c, c.dist, d, 420, true);
+        const Proc p = run("-r " + q(r) + " -d - --backend cpu --json --precision max -o " + q(log),
+                           "cat " + q(d) + " | ");
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        check_log_equals_golden(log, g);
+    }
+    SECTION("a stream ending inside a frame is an error naming it and its bytes") {
+        const Proc p = run("-r '" + c.ref + "' -d -" + size + q(log),
+                           "head -c " + std::to_string(2 * kFrame + 69600) + " '" + c.dist + "' | ");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '-' is truncated: frame 2 is incomplete (got 69600 of 115200 bytes)"));
+        CHECK(!has(p, "VMAF score"));
+        CHECK(!fs::exists(log));
+    }
+    SECTION("two inputs cannot both read standard input") {
+        for (const std::string r : {"-", "/dev/stdin"}) {
+            const Proc p = run("-r " + r + " -d -" + size + q(log), "cat '" + c.dist + "' | ");
+            INFO(p.output);
+            CHECK(exit_code(p) == 1);
+            CHECK(has(p, "\"" + r + "\" and \"-\" are the same stream, standard input: at most "
+                         "one input can be read from it"));
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: a truncated input is an error naming the file, the frame and the bytes",
+          "[golden][cli][truncated]") {
+    // libvmaf's vmaf prints "problem while reading pictures" and still writes the frames
+    // before; vmaf-cuda refuses: exit status 1, no log, no score line.
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m", log = dir / "t.json";
+    write_layout(c, c.ref, r, 420, true);
+    write_layout(c, c.dist, d, 420, true);
+    const std::size_t y4m_size = fs::file_size(d); // header, then 3 x ("FRAME\n" + frame)
+    auto refused = [&](const fs::path& cut, const std::string& what) {
+        const Proc p = run("-r " + q(r) + " -d " + q(cut) + " --backend cpu --json -o " + q(log));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + cut.string() + "' is truncated: " + what));
+        CHECK(!has(p, "VMAF score"));
+        CHECK(!fs::exists(log));
+    };
+    SECTION("raw YUV in a file, refused at open") {
+        const fs::path cut = dir / "cut.yuv";
+        copy_prefix(c.dist, cut, 2 * kFrame + 100);
+        const Proc p = run("-r '" + c.ref + "' -d " + q(cut) + " -w 320 -h 240 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "'" + cut.string() + "' holds 230500 bytes, not a whole number of 320x240 420 "
+                     "8-bit frames of 115200 bytes: frame 2 is incomplete (got 100 of 115200 bytes;"));
+    }
+    SECTION("Y4M: a partial picture") {
+        const fs::path cut = dir / "cut.y4m";
+        copy_prefix(d, cut, y4m_size - 100);
+        refused(cut, "frame 2 is incomplete (got 115100 of 115200 bytes)");
+    }
+    SECTION("Y4M: a FRAME header without its picture") {
+        const fs::path cut = dir / "nopic.y4m";
+        copy_prefix(d, cut, y4m_size - kFrame);
+        refused(cut, "frame 2 is incomplete (got 0 of 115200 bytes)");
+    }
+    SECTION("Y4M: a partial FRAME header") {
+        const fs::path cut = dir / "fra.y4m";
+        copy_prefix(d, cut, y4m_size, "FRA");
+        refused(cut, "frame 3's FRAME header is incomplete (got 3 of 6 bytes)");
+    }
+    SECTION("a ladder's truncated rendition fails alone, the others are scored") {
+        const fs::path cut = dir / "cut.y4m";
+        copy_prefix(d, cut, y4m_size - 100);
+        const Proc p = run("-r " + q(r) + " -d " + q(d) + " -d " + q(cut) +
+                           " --backend cpu --json -o " + q(dir / "l%d.json"));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: rendition 1: '" + cut.string() + "' is truncated: frame 2 is "
+                     "incomplete (got 115100 of 115200 bytes): no log written, no VMAF score"));
+        CHECK(has(p, "rendition 0: VMAF score: "));
+        CHECK(!has(p, "rendition 1: VMAF score"));
+        CHECK(fs::exists(dir / "l0.json"));
+        CHECK(!fs::exists(dir / "l1.json"));
+    }
     fs::remove_all(dir);
 }
