@@ -127,6 +127,14 @@ void VideoReader::parse_y4m_header() {
         case 'W': w = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "width")); break;
         case 'H': h = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "height")); break;
         case 'C': cs = tok.substr(1); break;
+        case 'I':
+            // as libvmaf's vmaf (y4m_input.c): progressive ("Ip") or unknown ("I?", or
+            // no I token) is read, anything else is refused
+            if (tok != "Ip" && tok != "I?")
+                throw InputError(where + "says " + tok + ": interlaced video (It top field first, "
+                                 "Ib bottom field first, Im mixed) is not supported, as libvmaf "
+                                 "refuses it; deinterlace it first");
+            break;
         case 'F': {
             const auto colon = tok.find(':');
             if (colon == std::string::npos)
@@ -158,6 +166,7 @@ void VideoReader::parse_y4m_header() {
         throw InputError(bad);
     fmt_.chroma = chroma;
     fmt_.bpc = bpc;
+    y4m_cs_ = "C" + cs;
 }
 
 std::size_t VideoReader::fill(std::uint8_t* dst, std::size_t n) {

@@ -55,7 +55,8 @@ public:
     /// Opens `path` ("-": standard input). A file starting with "YUV4MPEG2" is parsed as
     /// Y4M (its header gives the format, `fmt` is only a fallback); anything else is raw
     /// YUV of format `fmt`. Throws InputError when the file cannot be opened or is a
-    /// directory, the Y4M header is invalid or uses an unsupported colour space, or a regular raw file's size is not a whole number of
+    /// directory, the Y4M header is invalid, interlaced (I t, b or m) or uses an
+    /// unsupported colour space, or a regular raw file's size is not a whole number of
     /// frames (the message names the incomplete frame and its bytes).
     VideoReader(const std::string& path, const VideoFormat& fmt);
     ~VideoReader();
@@ -64,6 +65,8 @@ public:
 
     const VideoFormat& format() const { return fmt_; }
     bool is_y4m() const { return y4m_; }
+    /// The Y4M header's colour space token (e.g. "C420p10"); "" for raw YUV.
+    const std::string& y4m_colour_space() const { return y4m_cs_; }
     /// Number of frames when known up front (raw YUV in a regular file), -1 otherwise
     /// (Y4M, or a stream).
     long frame_count() const { return frame_count_; }
@@ -84,6 +87,7 @@ private:
     std::vector<std::uint8_t> head_; ///< bytes read ahead for the magic, not yet returned
     VideoFormat fmt_;
     bool y4m_ = false;
+    std::string y4m_cs_;
     long frame_count_ = -1;
     long frames_read_ = 0;
 };

@@ -33,6 +33,7 @@ struct Args {
     std::vector<std::string> models, features;
     bool xml = false, json = false, csv = false, sub = false, quiet = false;
     bool no_prediction = false;
+    bool given_w = false, given_h = false, given_p = false, given_b = false; ///< on the command line
 };
 
 void warn(const std::string& msg) {
@@ -134,6 +135,25 @@ std::string rendition_path(const std::string& pattern, unsigned k, unsigned n) {
     return has_d ? out : std::string();
 }
 
+/// The Y4M header of `r` against -w/-h/-p/-b: an option given and different is an error
+/// (naming the option, its value and the header's); an equal one is fine.
+void check_against_header(const Args& a, const VideoReader& r, const std::string& path) {
+    if (!r.is_y4m()) return;
+    const VideoFormat& f = r.format();
+    auto check = [&](bool given, const char* opt, unsigned user, unsigned hdr, const std::string& said) {
+        if (given && user != hdr)
+            throw InputError(std::string(opt) + " " + std::to_string(user) +
+                             " contradicts the Y4M header of \"" + path + "\", which says " + said +
+                             ": leave " + opt + " out for Y4M input, or fix it");
+    };
+    check(a.given_w, "-w", a.width, f.width, std::to_string(f.width));
+    check(a.given_h, "-h", a.height, f.height, std::to_string(f.height));
+    check(a.given_p, "-p", a.chroma, f.chroma,
+          (f.chroma == 400 ? std::string("mono") : std::to_string(f.chroma)) + " (" +
+              r.y4m_colour_space() + ")");
+    check(a.given_b, "-b", a.bpc, f.bpc, std::to_string(f.bpc) + " (" + r.y4m_colour_space() + ")");
+}
+
 int run(const Args& a) {
     const int precision = parse_precision(a.precision);
     const unsigned n_dist = unsigned(a.dist.size());
@@ -177,6 +197,10 @@ int run(const Args& a) {
             return fail("reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
                         chroma_name(df.chroma) + ": chroma subsampling must match");
     }
+    // After the inputs agree: raw inputs take -w/-h/-p/-b, so a Y4M header that differs
+    // from one given is the mismatch above when a raw input is there, and this otherwise.
+    check_against_header(a, ref, a.ref);
+    for (unsigned k = 0; k < n_dist; ++k) check_against_header(a, *dist[k], a.dist[k]);
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -381,11 +405,12 @@ int main(int argc, char** argv) {
                    "renditions against one reference (the reference's work is shared; -o then "
                    "needs %d, the 0-based rendition index)")
         ->required()->take_all();
-    app.add_option("-w,--width", a.width, "Width of raw YUV input");
-    app.add_option("-h,--height", a.height, "Height of raw YUV input");
-    app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
+    auto* ow = app.add_option("-w,--width", a.width, "Width of raw YUV input (Y4M: must match its header)");
+    auto* oh = app.add_option("-h,--height", a.height, "Height of raw YUV input (Y4M: must match its header)");
+    auto* op = app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
         ->check(CLI::IsMember({420, 422, 444}));
-    app.add_option("-b,--bitdepth", a.bpc, "Bit depth of raw YUV input (8..16)")
+    auto* ob = app.add_option("-b,--bitdepth", a.bpc,
+                              "Bit depth of raw YUV input (8..16)")
         ->check(CLI::Range(8, 16));
     app.add_option("-m,--model", a.models,
                    "Model: version=NAME or path=FILE.json, with :name=, :enable_transform, "
@@ -430,6 +455,10 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
+    a.given_w = ow->count() > 0;
+    a.given_h = oh->count() > 0;
+    a.given_p = op->count() > 0;
+    a.given_b = ob->count() > 0;
     try {
         return run(a);
     } catch (const InputError& e) {

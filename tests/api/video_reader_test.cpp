@@ -3,7 +3,7 @@
 // files written here: every plane of every frame lands where host_picture() points
 // (4:2:0, 4:2:2, 4:4:4 with ceil-sized chroma at odd sizes, 4:0:0 without chroma,
 // 8..16 bits), truncated frames are errors, and the pictures are accepted by a session.
-// Pipes are read as streams.
+// Pipes are read as streams; interlaced Y4M is refused.
 
 #include "video_reader.h"
 
@@ -279,6 +279,26 @@ TEST_CASE("reader: a pipe is read as a stream, to its end, never seeked", "[api]
         REQUIRE(r.read(buf));
         CHECK(std::vector<std::uint8_t>(buf.begin(), buf.begin() + 126) == plane_bytes(0, 9, 7, 1, 10));
         CHECK_FALSE(r.read(buf));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("reader: interlaced Y4M is refused, progressive read", "[api][reader]") {
+    const fs::path dir = tmp_dir();
+    const std::string frame = "FRAME\n" + std::string(9 * 7 + 2 * 5 * 4, '\x10');
+    for (const std::string tok : {"It", "Ib", "Im", "Ip", "I?", ""}) {
+        INFO("'" << tok << "'");
+        const fs::path y = dir / "i.y4m";
+        std::ofstream(y, std::ios::binary)
+            << "YUV4MPEG2 W9 H7 F25:1 " << tok << (tok.empty() ? "" : " ") << "C420jpeg\n" << frame;
+        if (tok == "Ip" || tok == "I?" || tok.empty()) {
+            VideoReader r(y.string(), VideoFormat{});
+            std::vector<std::uint8_t> buf;
+            CHECK(r.read(buf));
+        } else {
+            CHECK_THROWS_WITH(VideoReader(y.string(), VideoFormat{}),
+                              Contains("': Y4M header says " + tok + ": interlaced video"));
+        }
     }
     fs::remove_all(dir);
 }

@@ -706,3 +706,45 @@ TEST_CASE("CLI: a truncated input is an error naming the file, the frame and the
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI: -w/-h/-p/-b that contradict a Y4M header are refused; Y4M must be progressive",
+          "[golden][cli][header]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m";
+    write_layout(c, c.ref, r, 420, true);
+    write_layout(c, c.dist, d, 420, true);
+    const std::string in = "-r " + q(r) + " -d " + q(d) + " --backend cpu";
+    const std::string hdr = " contradicts the Y4M header of \"" + r.string() + "\", which says ";
+    for (const auto& [opt, want] : std::vector<std::pair<std::string, std::string>>{
+             {"-w 321", "-w 321" + hdr + "320: leave -w out for Y4M input"},
+             {"-h 480", "-h 480" + hdr + "240: leave -h out"},
+             {"-p 444", "-p 444" + hdr + "420 (C420): leave -p out"},
+             {"-b 10", "-b 10" + hdr + "8 (C420): leave -b out"}}) {
+        const Proc p = run(in + " " + opt);
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: " + want));
+        CHECK(!has(p, "VMAF score"));
+    }
+    const Proc same = run(in + " -w 320 -h 240 -p 420 -b 8");
+    INFO(same.output);
+    CHECK(exit_code(same) == 0);
+    CHECK(has(same, "VMAF score: 45.737317")); // the golden mean of the 3-frame case
+
+    // interlaced: refused, as libvmaf refuses it; "Ip" (and no I token) is progressive
+    for (const std::string tok : {"It", "Ib", "Im"}) {
+        const fs::path y = dir / (tok + ".y4m");
+        std::ifstream i(d, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+        data.replace(data.find(" Ip "), 4, " " + tok + " ");
+        std::ofstream(y, std::ios::binary) << data;
+        const Proc p = run("-r " + q(r) + " -d " + q(y) + " --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + y.string() + "': Y4M header says " + tok +
+                     ": interlaced video (It top field first, Ib bottom field first, Im mixed) "
+                     "is not supported"));
+    }
+    fs::remove_all(dir);
+}
