@@ -180,6 +180,43 @@ std::size_t VideoReader::fill(std::uint8_t* dst, std::size_t n) {
     return got;
 }
 
+void VideoReader::check_range(const std::vector<std::uint8_t>& frame) const {
+    if (fmt_.bpc <= 8 || fmt_.bpc >= 16) return; // every stored value is valid
+    // Samples are 16-bit little-endian words: a value above 2^bpc - 1 has a bit of its
+    // high (odd) byte set above bit bpc - 9. One OR over 8-byte words; the byte mask is
+    // laid out as the bytes are, so it holds on any host byte order.
+    const std::uint8_t hi = std::uint8_t((0xffu << (fmt_.bpc - 8)) & 0xffu);
+    const std::uint8_t pattern[8] = {0, hi, 0, hi, 0, hi, 0, hi};
+    std::uint64_t mask = 0, acc = 0;
+    std::memcpy(&mask, pattern, 8);
+    const std::uint8_t* p = frame.data();
+    const std::size_t n = frame.size(), words = n / 8;
+    for (std::size_t i = 0; i < words; ++i) {
+        std::uint64_t w;
+        std::memcpy(&w, p + 8 * i, 8);
+        acc |= w;
+    }
+    std::uint8_t tail = 0;
+    for (std::size_t i = words * 8 + 1; i < n; i += 2) tail |= p[i];
+    if (!(acc & mask) && !(tail & hi)) return;
+    const unsigned max = (1u << fmt_.bpc) - 1;
+    for (std::size_t i = 0; i + 1 < n; i += 2) {
+        const unsigned v = unsigned(p[i]) | unsigned(p[i + 1]) << 8;
+        if (v <= max) continue;
+        std::size_t s = i / 2; // sample index in the frame
+        const std::size_t ls = fmt_.luma_bytes() / 2, cs = fmt_.chroma_samples();
+        const char* plane = s < ls ? "Y" : s < ls + cs ? "Cb" : "Cr";
+        const unsigned w = s < ls ? fmt_.width : fmt_.chroma_width();
+        s = s < ls ? s : (s - ls) % cs;
+        std::ostringstream m;
+        m << "'" << path_ << "': frame " << frames_read_ << " holds the value " << v << " ("
+          << plane << " plane, x " << s % w << ", y " << s / w << "), above " << max
+          << ", the largest " << fmt_.bpc << "-bit value: "
+          << (y4m_ ? "is the Y4M header's " + y4m_cs_ + " right?" : std::string("is -b right?"));
+        throw InputError(m.str());
+    }
+}
+
 bool VideoReader::read(std::vector<std::uint8_t>& frame) {
     const std::string frame_n = "frame " + std::to_string(frames_read_);
     if (y4m_) {
@@ -206,6 +243,7 @@ bool VideoReader::read(std::vector<std::uint8_t>& frame) {
     if (got != frame.size())
         throw InputError("'" + path_ + "' is truncated: " + frame_n + " is incomplete (got " +
                          std::to_string(got) + " of " + std::to_string(frame.size()) + " bytes)");
+    check_range(frame);
     ++frames_read_;
     return true;
 }

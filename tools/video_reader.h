@@ -74,13 +74,14 @@ public:
     /// Reads the next frame into `frame` (frame_bytes(): luma, Cb, Cr, each plane tightly
     /// packed; see cb_offset(), cr_offset()). Returns false at a clean end of file.
     /// Throws InputError naming the file, the frame number and the bytes when the frame
-    /// is truncated (a partial frame, a Y4M FRAME header without its payload), and on a
-    /// read error.
+    /// is truncated (a partial frame, a Y4M FRAME header without its payload), on a
+    /// read error, and when a sample is above 2^bpc - 1 (the bit depth is wrong).
     bool read(std::vector<std::uint8_t>& frame);
 
 private:
     void parse_y4m_header();
     std::size_t fill(std::uint8_t* dst, std::size_t n);
+    void check_range(const std::vector<std::uint8_t>& frame) const;
     std::string path_;
     std::FILE* f_ = nullptr;
     bool own_ = true;                ///< fclose f_ (not standard input)

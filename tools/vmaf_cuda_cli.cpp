@@ -245,9 +245,9 @@ int run(const Args& a) {
     // one buffer per input, each frame read whole (luma, Cb, Cr) into it
     std::vector<std::uint8_t> rl;
     std::vector<std::vector<std::uint8_t>> dl(n_dist);
-    // A distorted input that cannot be read on (truncated, a read error) fails the run
-    // when it is the only one; in a ladder it fails alone, as an empty rendition does: no
-    // log, no score line, exit status 1, the others scored.
+    // A distorted input that cannot be read on (truncated, a sample above its bit depth,
+    // a read error) fails the run when it is the only one; in a ladder it fails alone, as
+    // an empty rendition does: no log, no score line, exit status 1, the others scored.
     std::vector<char> failed(n_dist, 0), active(n_dist, 1);
     auto read_dist = [&](unsigned k) -> int { // 1: a frame, 0: its end, -1: failed
         try {
@@ -410,7 +410,7 @@ int main(int argc, char** argv) {
     auto* op = app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
         ->check(CLI::IsMember({420, 422, 444}));
     auto* ob = app.add_option("-b,--bitdepth", a.bpc,
-                              "Bit depth of raw YUV input (8..16)")
+                              "Bit depth of raw YUV input (8..16; every sample is checked against it)")
         ->check(CLI::Range(8, 16));
     app.add_option("-m,--model", a.models,
                    "Model: version=NAME or path=FILE.json, with :name=, :enable_transform, "

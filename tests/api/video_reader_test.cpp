@@ -3,7 +3,7 @@
 // files written here: every plane of every frame lands where host_picture() points
 // (4:2:0, 4:2:2, 4:4:4 with ceil-sized chroma at odd sizes, 4:0:0 without chroma,
 // 8..16 bits), truncated frames are errors, and the pictures are accepted by a session.
-// Pipes are read as streams; interlaced Y4M is refused.
+// Pipes are read as streams; interlaced Y4M and samples above the bit depth are refused.
 
 #include "video_reader.h"
 
@@ -300,5 +300,50 @@ TEST_CASE("reader: interlaced Y4M is refused, progressive read", "[api][reader]"
                               Contains("': Y4M header says " + tok + ": interlaced video"));
         }
     }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("reader: every sample is checked against the bit depth", "[api][reader][range]") {
+    const fs::path dir = tmp_dir();
+    // 35x19 4:2:0: 665 luma and 2 x 180 chroma samples; 2050 bytes above 8 bits, not a
+    // multiple of 8: the last sample lies in the tail past the 8-byte words
+    const std::size_t luma = 665, chroma = 180, samples = luma + 2 * chroma;
+    auto frame_with = [&](const std::string& name, unsigned bpc, unsigned fill, std::size_t at,
+                          unsigned value, bool y4m) {
+        std::string data = y4m ? "YUV4MPEG2 W35 H19 C420p" + std::to_string(bpc) + "\nFRAME\n" : "";
+        for (std::size_t i = 0; i < samples; ++i) {
+            const unsigned v = i == at ? value : fill;
+            data += char(v & 0xff);
+            data += char(v >> 8);
+        }
+        const fs::path p = dir / name;
+        std::ofstream(p, std::ios::binary) << data;
+        return p;
+    };
+    VideoFormat hint;
+    hint.width = 35;
+    hint.height = 19;
+    std::vector<std::uint8_t> buf;
+    for (unsigned bpc : {9u, 10u, 12u, 16u}) {
+        INFO(bpc << " bits");
+        hint.bpc = bpc;
+        const unsigned max = (1u << bpc) - 1;
+        VideoReader ok(frame_with("ok.yuv", bpc, max, 0, max, false).string(), hint);
+        CHECK(ok.read(buf)); // every sample at the largest value
+        if (bpc == 16) continue;
+        for (const auto& [at, where] : {std::pair<std::size_t, std::string>{0, "Y plane, x 0, y 0"},
+                                        {luma - 1, "Y plane, x 34, y 18"},
+                                        {luma + 20, "Cb plane, x 2, y 1"},
+                                        {samples - 1, "Cr plane, x 17, y 9"}}) {
+            VideoReader bad(frame_with("bad.yuv", bpc, 0, at, max + 1, false).string(), hint);
+            CHECK_THROWS_WITH(bad.read(buf),
+                              Contains("': frame 0 holds the value " + std::to_string(max + 1) +
+                                       " (" + where + "), above " + std::to_string(max) + ", the largest " +
+                                       std::to_string(bpc) + "-bit value: is -b right?"));
+        }
+    }
+    VideoReader y(frame_with("bad.y4m", 10, 3, 100, 0xffff, true).string(), VideoFormat{});
+    CHECK_THROWS_WITH(y.read(buf), Contains("holds the value 65535 (Y plane, x 30, y 2), above 1023, "
+                                            "the largest 10-bit value: is the Y4M header's C420p10 right?"));
     fs::remove_all(dir);
 }

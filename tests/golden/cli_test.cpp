@@ -748,3 +748,51 @@ TEST_CASE("CLI: -w/-h/-p/-b that contradict a Y4M header are refused; Y4M must b
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI: a sample above the declared bit depth is an error (is -b right?)", "[golden][cli][range]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    SECTION("8-bit frames read with -b 10") {
+        // 6 frames of 8 bits hold exactly 3 frames of 10 bits: the size check passes
+        const fs::path r6 = dir / "r6.yuv", d6 = dir / "d6.yuv";
+        for (const auto& [in, out] : {std::pair{c.ref, r6}, std::pair{c.dist, d6}}) {
+            copy_prefix(in, out, std::string::npos);
+            std::ofstream(out, std::ios::app | std::ios::binary) << std::ifstream(in, std::ios::binary).rdbuf();
+        }
+        const Proc p = run("-r " + q(r6) + " -d " + q(d6) + " -w 320 -h 240 -b 10 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + r6.string() + "': frame 0 holds the value "));
+        CHECK(has(p, ", the largest 10-bit value: is -b right?"));
+        CHECK(!has(p, "VMAF score"));
+    }
+    SECTION("one Cr sample of frame 1 of a 10-bit clip at 1024; Y4M names its header") {
+        const GoldenCase t = find_case("testsrc2_320x240_10bit");
+        REQUIRE(!t.name.empty());
+        const std::size_t fb = kFrame * 2, cr = fb - 160 * 120 * 2; // Cr plane's offset
+        const fs::path d = dir / "d.yuv", y = dir / "d.y4m";
+        std::string data;
+        {
+            std::ifstream i(t.dist, std::ios::binary);
+            data.assign((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+        }
+        const std::size_t at = fb + cr + 2 * (7 * 160 + 5); // frame 1, Cr x 5, y 7
+        data[at] = 0x00;
+        data[at + 1] = 0x04;
+        std::ofstream(d, std::ios::binary) << data;
+        const Proc p = run("-r '" + t.ref + "' -d " + q(d) + " -w 320 -h 240 -b 10 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + d.string() + "': frame 1 holds the value 1024 (Cr plane, x 5, "
+                     "y 7), above 1023, the largest 10-bit value: is -b right?"));
+        write_layout(t, d.string(), y, 420, true);
+        const fs::path yr = dir / "r.y4m";
+        write_layout(t, t.ref, yr, 420, true);
+        const Proc py = run("-r " + q(yr) + " -d " + q(y) + " --backend cpu");
+        INFO(py.output);
+        CHECK(exit_code(py) == 1);
+        CHECK(has(py, "frame 1 holds the value 1024 (Cr plane, x 5, y 7), above 1023, the "
+                      "largest 10-bit value: is the Y4M header's C420p10 right?"));
+    }
+    fs::remove_all(dir);
+}
