@@ -9,12 +9,19 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -43,6 +50,44 @@ void warn(const std::string& msg) {
 int fail(const std::string& msg) {
     std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
     return 1;
+}
+
+/// This run's log paths (one per rendition) and whether each was written. A run that
+/// ends without writing one leaves no older regular file there to be taken for it.
+struct LogPaths {
+    std::vector<std::string> paths;
+    std::vector<char> written;
+
+    void remove_unwritten() const {
+        for (std::size_t k = 0; k < paths.size(); ++k) {
+            struct stat st {};
+            if (written[k] || ::lstat(paths[k].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (std::remove(paths[k].c_str()) == 0)
+                fail("removed the older file at \"" + paths[k] +
+                     "\" so that it is not taken for this run's log");
+            else
+                fail("cannot remove the older file at \"" + paths[k] + "\" (" +
+                     std::strerror(errno) + "): it is not this run's log");
+        }
+    }
+};
+
+/// "" when a log can be written at `path`, else why not. A path that exists and is not a
+/// regular file (/dev/stdout, a FIFO) is written as it is; a regular or new file is
+/// written under a temporary name in its folder and renamed (as the library does), so a
+/// temporary file is created there, and removed, to find out.
+std::string log_path_problem(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "";
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    std::string tmp = dir + "/.vmaf-cuda-check-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) return std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return "";
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -154,16 +199,35 @@ void check_against_header(const Args& a, const VideoReader& r, const std::string
     check(a.given_b, "-b", a.bpc, f.bpc, std::to_string(f.bpc) + " (" + r.y4m_colour_space() + ")");
 }
 
-int run(const Args& a) {
-    const int precision = parse_precision(a.precision);
+int run(const Args& a, LogPaths& logs) {
     const unsigned n_dist = unsigned(a.dist.size());
     if (n_dist > 64) return fail("at most 64 distorted inputs (-d), not " + std::to_string(n_dist));
     if (n_dist > 1 && !a.output.empty() && rendition_path(a.output, 0, n_dist).empty())
         return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
                     " distorted inputs the log path must contain %d (the 0-based rendition "
                     "index), e.g. -o vmaf.%d.json");
+    // Every log path, checked before any frame is read. One that is an input is refused
+    // (and never removed); from here on, a run that writes no log removes an older
+    // regular file there (main()).
     std::vector<std::string> inputs = a.dist;
     inputs.insert(inputs.begin(), a.ref);
+    if (!a.output.empty())
+        for (unsigned k = 0; k < n_dist; ++k) {
+            const std::string path = rendition_path(a.output, k, n_dist);
+            struct stat lst {}, ist {};
+            for (const std::string& in : inputs)
+                if (in != "-" && ::stat(path.c_str(), &lst) == 0 && ::stat(in.c_str(), &ist) == 0 &&
+                    S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
+                    return fail("-o \"" + path + "\" is the input \"" + in +
+                                "\": give the log another path");
+            logs.paths.push_back(path);
+            logs.written.push_back(0);
+        }
+    const int precision = parse_precision(a.precision);
+    for (const std::string& path : logs.paths) {
+        const std::string why = log_path_problem(path);
+        if (!why.empty()) return fail("cannot write the log \"" + path + "\": " + why);
+    }
     // Two readers of one pipe (or of standard input) would split its frames.
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (std::size_t j = i + 1; j < inputs.size(); ++j)
@@ -345,9 +409,9 @@ int run(const Args& a) {
         if (!a.output.empty() && n[k] && !failed[k]) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
-            const std::string path = rendition_path(a.output, k, n_dist);
-            if (vmaf_cuda_write_log(vs[k], path.c_str(), lf, precision, fps) < 0)
+            if (vmaf_cuda_write_log(vs[k], logs.paths[k].c_str(), lf, precision, fps) < 0)
                 return fail(vmaf_cuda_error_message(vs[k]));
+            logs.written[k] = 1;
         }
     }
     if (!a.quiet)
@@ -459,11 +523,13 @@ int main(int argc, char** argv) {
     a.given_h = oh->count() > 0;
     a.given_p = op->count() > 0;
     a.given_b = ob->count() > 0;
+    LogPaths logs;
+    int rc;
     try {
-        return run(a);
-    } catch (const InputError& e) {
-        return fail(e.what());
+        rc = run(a, logs);
     } catch (const std::exception& e) {
-        return fail(e.what());
+        rc = fail(e.what());
     }
+    logs.remove_unwritten();
+    return rc;
 }

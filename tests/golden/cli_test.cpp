@@ -796,3 +796,95 @@ TEST_CASE("CLI: a sample above the declared bit depth is an error (is -b right?)
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI checks every log path before reading a frame, and leaves no file there",
+          "[golden][cli][log]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    // a truncated distorted input: an error after reading frames would name it
+    const fs::path cut = dir / "cut.yuv";
+    copy_prefix(c.dist, cut, 2 * kFrame);
+    std::ofstream(cut, std::ios::app | std::ios::binary) << std::string(100, '\0');
+    const std::string in = "-r '" + c.ref + "' -d - -w 320 -h 240 --backend cpu --json -o ";
+    const std::string feed = "cat " + q(cut) + " | ";
+    SECTION("a missing folder, a directory, a ladder's rendition in a missing folder") {
+        const fs::path missing = dir / "missing" / "x.json";
+        const Proc p = run(in + q(missing), feed);
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: cannot write the log \"" + missing.string() + "\": No such file or directory"));
+        CHECK(!has(p, "truncated"));
+        const Proc d = run(in + q(dir), feed);
+        INFO(d.output);
+        CHECK(exit_code(d) == 1);
+        CHECK(has(d, "error: cannot write the log \"" + dir.string() + "\": Is a directory"));
+        fs::create_directory(dir / "0");
+        const Proc l = run("-r '" + c.ref + "' -d '" + c.dist + "' -d - -w 320 -h 240 --backend cpu -o " +
+                           q(dir / "%d" / "x.xml"), feed);
+        INFO(l.output);
+        CHECK(exit_code(l) == 1);
+        CHECK(has(l, "error: cannot write the log \"" + (dir / "1" / "x.xml").string() +
+                     "\": No such file or directory"));
+        CHECK(!has(l, "truncated"));
+        CHECK(fs::is_empty(dir / "0"));
+    }
+    SECTION("the check leaves nothing behind; /dev/stdout is written as it is") {
+        const fs::path out = dir / "logs";
+        fs::create_directory(out);
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu -o " +
+                           q(out / "x.xml"));
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 1);
+        const Proc s = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu --csv -o /dev/stdout");
+        INFO(s.output);
+        CHECK(exit_code(s) == 0);
+        CHECK(has(s, "Frame,"));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: a run that writes no log removes an older file at its path", "[golden][cli][log]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path old = dir / "old.json";
+    const std::string removed = "error: removed the older file at \"" + old.string() +
+                                "\" so that it is not taken for this run's log";
+    SECTION("no frames to score, a truncated input, an error at open") {
+        const fs::path cut = dir / "cut.yuv";
+        copy_prefix(c.dist, cut, kFrame + 10);
+        for (const std::string& args :
+             {"-r '" + c.ref + "' -d /dev/null -w 320 -h 240", "-r '" + c.ref + "' -d - -w 320 -h 240",
+              "-r '" + c.ref + "' -d nothere.yuv -w 320 -h 240"}) {
+            std::ofstream(old) << "{\"an\": \"older log\"}";
+            const Proc p = run(args + " --backend cpu --json -o " + q(old), "cat " + q(cut) + " | ");
+            INFO(p.output);
+            CHECK(exit_code(p) == 1);
+            CHECK(has(p, removed));
+            CHECK(!fs::exists(old));
+        }
+    }
+    SECTION("a ladder's empty rendition: its older log only; a FIFO is not removed") {
+        for (const char* f : {"l0.json", "l1.json"}) std::ofstream(dir / f) << "older";
+        REQUIRE(::mkfifo((dir / "l2.json").c_str(), 0600) == 0);
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -d /dev/null -d /dev/null"
+                           " -w 320 -h 240 --backend cpu --json -o " + q(dir / "l%d.json"));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: removed the older file at \"" + (dir / "l1.json").string() + "\""));
+        CHECK(fs::file_size(dir / "l0.json") > 100); // this run's log
+        CHECK(!fs::exists(dir / "l1.json"));
+        CHECK(fs::is_fifo(dir / "l2.json"));
+        CHECK(!has(p, "l2.json\" so that"));
+    }
+    SECTION("a log path that is an input is refused, and the input kept") {
+        const fs::path d = dir / "d.yuv";
+        copy_prefix(c.dist, d, std::string::npos);
+        const Proc p = run("-r '" + c.ref + "' -d " + q(d) + " -w 320 -h 240 --backend cpu -o " + q(d));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: -o \"" + d.string() + "\" is the input \"" + d.string() + "\""));
+        CHECK(fs::file_size(d) == 3 * kFrame);
+    }
+    fs::remove_all(dir);
+}
