@@ -52,6 +52,13 @@ int fail(const std::string& msg) {
     return 1;
 }
 
+/// errno of the first failed flush of stdout (0: none); main() reports it.
+int stdout_errno = 0;
+
+void flush_stdout() {
+    if (std::fflush(stdout) != 0 && !stdout_errno) stdout_errno = errno;
+}
+
 /// This run's log paths (one per rendition) and whether each was written. A run that
 /// ends without writing one leaves no older regular file there to be taken for it.
 struct LogPaths {
@@ -404,14 +411,20 @@ int run(const Args& a, LogPaths& logs) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+    // A log that cannot be written fails its rendition: no score line, exit status 1.
     for (unsigned k = 0; k < n_dist; ++k) {
         const double fps = secs > 0 ? double(n[k]) / secs : NAN;
         if (!a.output.empty() && n[k] && !failed[k]) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
-            if (vmaf_cuda_write_log(vs[k], logs.paths[k].c_str(), lf, precision, fps) < 0)
-                return fail(vmaf_cuda_error_message(vs[k]));
-            logs.written[k] = 1;
+            if (vmaf_cuda_write_log(vs[k], logs.paths[k].c_str(), lf, precision, fps) < 0) {
+                fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
+                     vmaf_cuda_error_message(vs[k]));
+                failed[k] = 1;
+                empty = true;
+            } else {
+                logs.written[k] = 1;
+            }
         }
     }
     if (!a.quiet)
@@ -449,7 +462,7 @@ int run(const Args& a, LogPaths& logs) {
         }
         std::fflush(stderr);
         if (!scores.empty()) std::printf("%sVMAF score: %f\n", prefix.c_str(), scores[0]);
-        std::fflush(stdout);
+        flush_stdout();
     }
     return empty ? 1 : 0;
 }
@@ -531,5 +544,13 @@ int main(int argc, char** argv) {
         rc = fail(e.what());
     }
     logs.remove_unwritten();
+    // The exit status is the truth: a score line that did not reach stdout, or a message
+    // that did not reach stderr, is a failure.
+    flush_stdout();
+    if (stdout_errno || std::ferror(stdout)) {
+        rc = fail(std::string("cannot write to standard output") +
+                  (stdout_errno ? std::string(": ") + std::strerror(stdout_errno) : ""));
+    }
+    if (std::fflush(stderr) != 0 || std::ferror(stderr)) rc = 1;
     return rc;
 }

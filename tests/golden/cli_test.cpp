@@ -888,3 +888,33 @@ TEST_CASE("CLI: a run that writes no log removes an older file at its path", "[g
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI exit status: output that cannot be written is a failure", "[golden][cli][log]") {
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    const Proc full = run(in + " -o /dev/full");
+    INFO(full.output);
+    CHECK(exit_code(full) == 1);
+    CHECK(has(full, "error: cannot write log file \"/dev/full\""));
+    CHECK(!has(full, "VMAF score"));
+    // the score line on a full or closed stdout (stderr still captured)
+    const Proc so = run(in, "", " 2>&1 >/dev/full");
+    INFO(so.output);
+    CHECK(exit_code(so) == 1);
+    CHECK(has(so, "error: cannot write to standard output: No space left on device"));
+    const Proc closed = run(in, "", " 2>&1 >&-");
+    INFO(closed.output);
+    CHECK(exit_code(closed) == 1);
+    CHECK(has(closed, "error: cannot write to standard output"));
+}
+
+// The library's message for a failed write names the reason once its writer says it
+// (engine/writers.cpp, changed on main); until then this case reports without failing.
+TEST_CASE("CLI -o /dev/full names the reason", "[golden][cli][log][!mayfail]") {
+    const GoldenCase c = case_3f();
+    const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu -o /dev/full");
+    INFO(p.output);
+    CHECK(exit_code(p) == 1);
+    CHECK(has(p, "/dev/full"));
+    CHECK(has(p, "No space left on device"));
+}
