@@ -43,6 +43,9 @@ struct Args {
     bool given_w = false, given_h = false, given_p = false, given_b = false; ///< on the command line
 };
 
+/// The library's cap on worker threads (vmaf_cuda.h, n_threads).
+constexpr unsigned kMaxThreads = 64;
+
 void warn(const std::string& msg) {
     std::fprintf(stderr, "vmaf-cuda: warning: %s\n", msg.c_str());
 }
@@ -231,6 +234,10 @@ int run(const Args& a, LogPaths& logs) {
             logs.written.push_back(0);
         }
     const int precision = parse_precision(a.precision);
+    if (a.threads > kMaxThreads)
+        return fail("--threads " + std::to_string(a.threads) + ": at most " +
+                    std::to_string(kMaxThreads) + " (the library caps its worker threads at " +
+                    std::to_string(kMaxThreads) + ")");
     for (const std::string& path : logs.paths) {
         const std::string why = log_path_problem(path);
         if (!why.empty()) return fail("cannot write the log \"" + path + "\": " + why);
@@ -515,7 +522,7 @@ int main(int argc, char** argv) {
     app.add_option("--cpumask", a.cpumask,
                    "Accepted for vmaf compatibility; no effect (vmaf-cuda has one CPU path, "
                    "libvmaf's scalar C arithmetic)");
-    app.add_option("--threads", a.threads, "CPU worker threads");
+    app.add_option("--threads", a.threads, "CPU worker threads (at most 64)");
     app.add_option("--precision", a.precision,
                    "Digits after the point in the log (default 6, as libvmaf), or 'max' (round-trip)");
     app.add_option("--backend", a.backend, "auto, cuda or cpu")

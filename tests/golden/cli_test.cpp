@@ -918,3 +918,30 @@ TEST_CASE("CLI -o /dev/full names the reason", "[golden][cli][log][!mayfail]") {
     CHECK(has(p, "/dev/full"));
     CHECK(has(p, "No space left on device"));
 }
+
+TEST_CASE("CLI option errors: repeated single-value options, --threads above 64",
+          "[golden][cli][options]") {
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    // CLI11 refuses a second value of a single-value option (-m, --feature, -d repeat)
+    for (const auto& [args, name] : std::vector<std::pair<std::string, std::string>>{
+             {" -o a.xml -o b.xml", "--output"},
+             {" --precision 3 --precision 4", "--precision"},
+             {" -w 320", "--width"},
+             {" --threads 2 --threads 3", "--threads"},
+             {" -r '" + c.ref + "'", "--reference"}}) {
+        const Proc p = run(in + args);
+        INFO(p.output);
+        CHECK(exit_code(p) != 0);
+        CHECK(has(p, name + ": At Most 1 required but received 2"));
+        CHECK(!has(p, "VMAF score"));
+    }
+    const Proc t = run(in + " --threads 65");
+    INFO(t.output);
+    CHECK(exit_code(t) == 1);
+    CHECK(has(t, "error: --threads 65: at most 64 (the library caps its worker threads at 64)"));
+    const Proc ok = run(in + " --threads 64");
+    INFO(ok.output);
+    CHECK(exit_code(ok) == 0);
+    CHECK(has(ok, "VMAF score: 45.737317"));
+}
