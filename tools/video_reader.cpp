@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 #include "video_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace vmaf_cuda::tools {
 namespace {
@@ -60,35 +64,52 @@ VmafCudaPicture host_picture(const std::vector<std::uint8_t>& frame, const Video
 
 VideoReader::VideoReader(const std::string& path, const VideoFormat& fmt)
     : path_(path), fmt_(fmt) {
-    f_ = std::fopen(path.c_str(), "rb");
+    if (path == "-") {
+        f_ = stdin;
+        own_ = false;
+    } else {
+        f_ = std::fopen(path.c_str(), "rb");
+    }
     if (!f_)
         throw InputError("cannot open '" + path + "': " + std::strerror(errno));
-    char magic[9] = {};
-    const std::size_t got = std::fread(magic, 1, 9, f_);
-    if (got == 9 && std::memcmp(magic, "YUV4MPEG2", 9) == 0) {
+    struct stat st {};
+    if (::fstat(::fileno(f_), &st) != 0)
+        throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw InputError("cannot read '" + path + "': " + std::strerror(EISDIR));
+    // A regular file may be measured; anything else (a pipe, a FIFO, /dev/stdin, a
+    // terminal) is read as a stream until its end, never seeked: the magic's bytes are
+    // kept in head_ and returned first.
+    const bool regular = S_ISREG(st.st_mode);
+    const long start = regular ? std::ftell(f_) : 0; // standard input may start past 0
+    head_.resize(9);
+    head_.resize(std::fread(head_.data(), 1, head_.size(), f_));
+    if (std::ferror(f_))
+        throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+    if (head_.size() == 9 && std::memcmp(head_.data(), "YUV4MPEG2", 9) == 0) {
+        head_.clear();
         y4m_ = true;
         parse_y4m_header();
         return;
     }
     if (fmt_.width == 0 || fmt_.height == 0)
         throw InputError("'" + path + "' is raw YUV: give its size with -w and -h");
-    if (std::fseek(f_, 0, SEEK_END) != 0)
-        throw InputError("cannot seek in '" + path + "'");
-    const long size = std::ftell(f_);
-    std::rewind(f_);
+    if (!regular) return; // a stream: frames until its end, the count unknown
+    const std::size_t size = std::size_t(st.st_size) - std::size_t(start > 0 ? start : 0);
     const std::size_t fb = fmt_.frame_bytes();
-    if (size < 0 || std::size_t(size) % fb != 0) {
+    if (size % fb != 0) {
         std::ostringstream m;
         m << "'" << path << "' holds " << size << " bytes, not a whole number of "
           << fmt_.width << "x" << fmt_.height << " " << fmt_.chroma << " " << fmt_.bpc
-          << "-bit frames of " << fb << " bytes (wrong -w/-h/-p/-b, or a truncated file?)";
+          << "-bit frames of " << fb << " bytes: frame " << size / fb << " is incomplete (got "
+          << size % fb << " of " << fb << " bytes; wrong -w/-h/-p/-b, or a truncated file?)";
         throw InputError(m.str());
     }
-    frame_count_ = long(std::size_t(size) / fb);
+    frame_count_ = long(size / fb);
 }
 
 VideoReader::~VideoReader() {
-    if (f_) std::fclose(f_);
+    if (f_ && own_) std::fclose(f_);
 }
 
 void VideoReader::parse_y4m_header() {
@@ -106,6 +127,14 @@ void VideoReader::parse_y4m_header() {
         case 'W': w = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "width")); break;
         case 'H': h = unsigned(parse_number(tok.substr(1), 1, 1u << 20, where + "height")); break;
         case 'C': cs = tok.substr(1); break;
+        case 'I':
+            // as libvmaf's vmaf (y4m_input.c): progressive ("Ip") or unknown ("I?", or
+            // no I token) is read, anything else is refused
+            if (tok != "Ip" && tok != "I?")
+                throw InputError(where + "says " + tok + ": interlaced video (It top field first, "
+                                 "Ib bottom field first, Im mixed) is not supported, as libvmaf "
+                                 "refuses it; deinterlace it first");
+            break;
         case 'F': {
             const auto colon = tok.find(':');
             if (colon == std::string::npos)
@@ -137,29 +166,97 @@ void VideoReader::parse_y4m_header() {
         throw InputError(bad);
     fmt_.chroma = chroma;
     fmt_.bpc = bpc;
+    y4m_cs_ = "C" + cs;
+}
+
+std::size_t VideoReader::fill(std::uint8_t* dst, std::size_t n) {
+    const std::size_t ahead = std::min(n, head_.size());
+    std::memcpy(dst, head_.data(), ahead);
+    head_.erase(head_.begin(), head_.begin() + std::ptrdiff_t(ahead));
+    const std::size_t got = ahead + std::fread(dst + ahead, 1, n - ahead, f_);
+    if (got < n && std::ferror(f_))
+        throw InputError("cannot read '" + path_ + "' at frame " + std::to_string(frames_read_) +
+                         ": " + std::strerror(errno));
+    return got;
+}
+
+void VideoReader::check_range(const std::vector<std::uint8_t>& frame) const {
+    if (fmt_.bpc <= 8 || fmt_.bpc >= 16) return; // every stored value is valid
+    // Samples are 16-bit little-endian words: a value above 2^bpc - 1 has a bit of its
+    // high (odd) byte set above bit bpc - 9. One OR over 8-byte words; the byte mask is
+    // laid out as the bytes are, so it holds on any host byte order.
+    const std::uint8_t hi = std::uint8_t((0xffu << (fmt_.bpc - 8)) & 0xffu);
+    const std::uint8_t pattern[8] = {0, hi, 0, hi, 0, hi, 0, hi};
+    std::uint64_t mask = 0, acc = 0;
+    std::memcpy(&mask, pattern, 8);
+    const std::uint8_t* p = frame.data();
+    const std::size_t n = frame.size(), words = n / 8;
+    for (std::size_t i = 0; i < words; ++i) {
+        std::uint64_t w;
+        std::memcpy(&w, p + 8 * i, 8);
+        acc |= w;
+    }
+    std::uint8_t tail = 0;
+    for (std::size_t i = words * 8 + 1; i < n; i += 2) tail |= p[i];
+    if (!(acc & mask) && !(tail & hi)) return;
+    const unsigned max = (1u << fmt_.bpc) - 1;
+    for (std::size_t i = 0; i + 1 < n; i += 2) {
+        const unsigned v = unsigned(p[i]) | unsigned(p[i + 1]) << 8;
+        if (v <= max) continue;
+        std::size_t s = i / 2; // sample index in the frame
+        const std::size_t ls = fmt_.luma_bytes() / 2, cs = fmt_.chroma_samples();
+        const char* plane = s < ls ? "Y" : s < ls + cs ? "Cb" : "Cr";
+        const unsigned w = s < ls ? fmt_.width : fmt_.chroma_width();
+        s = s < ls ? s : (s - ls) % cs;
+        std::ostringstream m;
+        m << "'" << path_ << "': frame " << frames_read_ << " holds the value " << v << " ("
+          << plane << " plane, x " << s % w << ", y " << s / w << "), above " << max
+          << ", the largest " << fmt_.bpc << "-bit value: "
+          << (y4m_ ? "is the Y4M header's " + y4m_cs_ + " right?" : std::string("is -b right?"));
+        throw InputError(m.str());
+    }
 }
 
 bool VideoReader::read(std::vector<std::uint8_t>& frame) {
+    const std::string frame_n = "frame " + std::to_string(frames_read_);
     if (y4m_) {
-        char tag[5];
-        const std::size_t got = std::fread(tag, 1, 5, f_);
+        std::uint8_t tag[5];
+        const std::size_t got = fill(tag, 5);
         if (got == 0) return false;
-        if (got != 5 || std::memcmp(tag, "FRAME", 5) != 0)
-            throw InputError("'" + path_ + "': bad Y4M frame header at frame " +
-                             std::to_string(frames_read_));
+        if (std::memcmp(tag, "FRAME", got) != 0)
+            throw InputError("'" + path_ + "': bad Y4M frame header at " + frame_n);
+        if (got != 5)
+            throw InputError("'" + path_ + "' is truncated: " + frame_n + "'s FRAME header is "
+                             "incomplete (got " + std::to_string(got) + " of 6 bytes)");
         int c;
         while ((c = std::fgetc(f_)) != EOF && c != '\n') {}
+        if (std::ferror(f_))
+            throw InputError("cannot read '" + path_ + "' at " + frame_n + ": " + std::strerror(errno));
         if (c != '\n')
-            throw InputError("'" + path_ + "': truncated at frame " + std::to_string(frames_read_));
+            throw InputError("'" + path_ + "' is truncated: " + frame_n + "'s FRAME header has "
+                             "no end of line, and no picture (got 0 of " +
+                             std::to_string(fmt_.frame_bytes()) + " bytes)");
     }
     frame.resize(fmt_.frame_bytes());
-    const std::size_t got = std::fread(frame.data(), 1, frame.size(), f_);
+    const std::size_t got = fill(frame.data(), frame.size());
     if (got == 0 && !y4m_) return false;
     if (got != frame.size())
-        throw InputError("'" + path_ + "' is truncated: frame " + std::to_string(frames_read_) +
-                         " is incomplete");
+        throw InputError("'" + path_ + "' is truncated: " + frame_n + " is incomplete (got " +
+                         std::to_string(got) + " of " + std::to_string(frame.size()) + " bytes)");
+    check_range(frame);
     ++frames_read_;
     return true;
+}
+
+bool same_stream(const std::string& a, const std::string& b) {
+    if (a == "-" && b == "-") return true; // one FILE, whatever standard input is
+    struct stat sa {}, sb {};
+    auto get = [](const std::string& p, struct stat& s) {
+        return (p == "-" ? ::fstat(STDIN_FILENO, &s) : ::stat(p.c_str(), &s)) == 0;
+    };
+    if (!get(a, sa) || !get(b, sb)) return false;
+    return (S_ISFIFO(sa.st_mode) || S_ISSOCK(sa.st_mode)) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 } // namespace vmaf_cuda::tools

@@ -48,14 +48,16 @@ struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Reads frames one at a time from a raw .yuv or a .y4m file.
+/// Reads frames one at a time from a raw .yuv or a .y4m file, or a stream: a pipe, a
+/// FIFO, /dev/stdin, or "-" (standard input), read until its end without seeking.
 class VideoReader {
 public:
-    /// Opens `path`. A file starting with "YUV4MPEG2" is parsed as Y4M (its header gives
-    /// the format, `fmt` is only a fallback); anything else is raw YUV of format `fmt`.
-    /// Throws InputError when the file cannot be opened, the Y4M header is invalid or
-    /// uses an unsupported colour space, or a raw file's size is not a whole number of
-    /// frames.
+    /// Opens `path` ("-": standard input). A file starting with "YUV4MPEG2" is parsed as
+    /// Y4M (its header gives the format, `fmt` is only a fallback); anything else is raw
+    /// YUV of format `fmt`. Throws InputError when the file cannot be opened or is a
+    /// directory, the Y4M header is invalid, interlaced (I t, b or m) or uses an
+    /// unsupported colour space, or a regular raw file's size is not a whole number of
+    /// frames (the message names the incomplete frame and its bytes).
     VideoReader(const std::string& path, const VideoFormat& fmt);
     ~VideoReader();
     VideoReader(const VideoReader&) = delete;
@@ -63,22 +65,37 @@ public:
 
     const VideoFormat& format() const { return fmt_; }
     bool is_y4m() const { return y4m_; }
-    /// Number of frames when known up front (raw YUV), -1 otherwise.
+    /// The Y4M header's colour space token (e.g. "C420p10"); "" for raw YUV.
+    const std::string& y4m_colour_space() const { return y4m_cs_; }
+    /// Number of frames when known up front (raw YUV in a regular file), -1 otherwise
+    /// (Y4M, or a stream).
     long frame_count() const { return frame_count_; }
 
     /// Reads the next frame into `frame` (frame_bytes(): luma, Cb, Cr, each plane tightly
-    /// packed; see cb_offset(), cr_offset()). Returns false at a clean end of file;
-    /// throws InputError on a truncated frame.
+    /// packed; see cb_offset(), cr_offset()). Returns false at a clean end of file.
+    /// Throws InputError naming the file, the frame number and the bytes when the frame
+    /// is truncated (a partial frame, a Y4M FRAME header without its payload), on a
+    /// read error, and when a sample is above 2^bpc - 1 (the bit depth is wrong).
     bool read(std::vector<std::uint8_t>& frame);
 
 private:
     void parse_y4m_header();
+    std::size_t fill(std::uint8_t* dst, std::size_t n);
+    void check_range(const std::vector<std::uint8_t>& frame) const;
     std::string path_;
     std::FILE* f_ = nullptr;
+    bool own_ = true;                ///< fclose f_ (not standard input)
+    std::vector<std::uint8_t> head_; ///< bytes read ahead for the magic, not yet returned
     VideoFormat fmt_;
     bool y4m_ = false;
+    std::string y4m_cs_;
     long frame_count_ = -1;
     long frames_read_ = 0;
 };
+
+/// Whether two input paths ("-": standard input) name one stream: "-" twice, or the same
+/// pipe, FIFO or socket (e.g. "-" and /dev/stdin on a pipe): two readers would split its
+/// bytes.
+bool same_stream(const std::string& a, const std::string& b);
 
 } // namespace vmaf_cuda::tools

@@ -9,17 +9,25 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
 using vmaf_cuda::tools::host_picture;
 using vmaf_cuda::tools::InputError;
+using vmaf_cuda::tools::same_stream;
 using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
 
@@ -32,7 +40,11 @@ struct Args {
     std::vector<std::string> models, features;
     bool xml = false, json = false, csv = false, sub = false, quiet = false;
     bool no_prediction = false;
+    bool given_w = false, given_h = false, given_p = false, given_b = false; ///< on the command line
 };
+
+/// The library's cap on worker threads (vmaf_cuda.h, n_threads).
+constexpr unsigned kMaxThreads = 64;
 
 void warn(const std::string& msg) {
     std::fprintf(stderr, "vmaf-cuda: warning: %s\n", msg.c_str());
@@ -41,6 +53,51 @@ void warn(const std::string& msg) {
 int fail(const std::string& msg) {
     std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
     return 1;
+}
+
+/// errno of the first failed flush of stdout (0: none); main() reports it.
+int stdout_errno = 0;
+
+void flush_stdout() {
+    if (std::fflush(stdout) != 0 && !stdout_errno) stdout_errno = errno;
+}
+
+/// This run's log paths (one per rendition) and whether each was written. A run that
+/// ends without writing one leaves no older regular file there to be taken for it.
+struct LogPaths {
+    std::vector<std::string> paths;
+    std::vector<char> written;
+
+    void remove_unwritten() const {
+        for (std::size_t k = 0; k < paths.size(); ++k) {
+            struct stat st {};
+            if (written[k] || ::lstat(paths[k].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (std::remove(paths[k].c_str()) == 0)
+                fail("removed the older file at \"" + paths[k] +
+                     "\" so that it is not taken for this run's log");
+            else
+                fail("cannot remove the older file at \"" + paths[k] + "\" (" +
+                     std::strerror(errno) + "): it is not this run's log");
+        }
+    }
+};
+
+/// "" when a log can be written at `path`, else why not. A path that exists and is not a
+/// regular file (/dev/stdout, a FIFO) is written as it is; a regular or new file is
+/// written under a temporary name in its folder and renamed (as the library does), so a
+/// temporary file is created there, and removed, to find out.
+std::string log_path_problem(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "";
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    std::string tmp = dir + "/.vmaf-cuda-check-XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) return std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return "";
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -133,14 +190,67 @@ std::string rendition_path(const std::string& pattern, unsigned k, unsigned n) {
     return has_d ? out : std::string();
 }
 
-int run(const Args& a) {
-    const int precision = parse_precision(a.precision);
+/// The Y4M header of `r` against -w/-h/-p/-b: an option given and different is an error
+/// (naming the option, its value and the header's); an equal one is fine.
+void check_against_header(const Args& a, const VideoReader& r, const std::string& path) {
+    if (!r.is_y4m()) return;
+    const VideoFormat& f = r.format();
+    auto check = [&](bool given, const char* opt, unsigned user, unsigned hdr, const std::string& said) {
+        if (given && user != hdr)
+            throw InputError(std::string(opt) + " " + std::to_string(user) +
+                             " contradicts the Y4M header of \"" + path + "\", which says " + said +
+                             ": leave " + opt + " out for Y4M input, or fix it");
+    };
+    check(a.given_w, "-w", a.width, f.width, std::to_string(f.width));
+    check(a.given_h, "-h", a.height, f.height, std::to_string(f.height));
+    check(a.given_p, "-p", a.chroma, f.chroma,
+          (f.chroma == 400 ? std::string("mono") : std::to_string(f.chroma)) + " (" +
+              r.y4m_colour_space() + ")");
+    check(a.given_b, "-b", a.bpc, f.bpc, std::to_string(f.bpc) + " (" + r.y4m_colour_space() + ")");
+}
+
+int run(const Args& a, LogPaths& logs) {
     const unsigned n_dist = unsigned(a.dist.size());
     if (n_dist > 64) return fail("at most 64 distorted inputs (-d), not " + std::to_string(n_dist));
     if (n_dist > 1 && !a.output.empty() && rendition_path(a.output, 0, n_dist).empty())
         return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
                     " distorted inputs the log path must contain %d (the 0-based rendition "
                     "index), e.g. -o vmaf.%d.json");
+    // Every log path, checked before any frame is read. One that is an input is refused
+    // (and never removed); from here on, a run that writes no log removes an older
+    // regular file there (main()).
+    std::vector<std::string> inputs = a.dist;
+    inputs.insert(inputs.begin(), a.ref);
+    if (!a.output.empty())
+        for (unsigned k = 0; k < n_dist; ++k) {
+            const std::string path = rendition_path(a.output, k, n_dist);
+            struct stat lst {}, ist {};
+            for (const std::string& in : inputs)
+                if (in != "-" && ::stat(path.c_str(), &lst) == 0 && ::stat(in.c_str(), &ist) == 0 &&
+                    S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
+                    return fail("-o \"" + path + "\" is the input \"" + in +
+                                "\": give the log another path");
+            logs.paths.push_back(path);
+            logs.written.push_back(0);
+        }
+    const int precision = parse_precision(a.precision);
+    if (a.threads > kMaxThreads)
+        return fail("--threads " + std::to_string(a.threads) + ": at most " +
+                    std::to_string(kMaxThreads) + " (the library caps its worker threads at " +
+                    std::to_string(kMaxThreads) + ")");
+    for (const std::string& path : logs.paths) {
+        const std::string why = log_path_problem(path);
+        if (!why.empty()) return fail("cannot write the log \"" + path + "\": " + why);
+    }
+    // Two readers of one pipe (or of standard input) would split its frames.
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t j = i + 1; j < inputs.size(); ++j)
+            if (same_stream(inputs[i], inputs[j]))
+                return fail("\"" + inputs[i] + "\" and \"" + inputs[j] + "\" are the same " +
+                            (inputs[i] == "-" || inputs[j] == "-" ? "stream, standard input"
+                                                                   : "stream (a pipe or FIFO)") +
+                            ": at most one input can be read from it");
+
     VideoFormat fmt;
     fmt.width = a.width;
     fmt.height = a.height;
@@ -165,6 +275,10 @@ int run(const Args& a) {
             return fail("reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
                         chroma_name(df.chroma) + ": chroma subsampling must match");
     }
+    // After the inputs agree: raw inputs take -w/-h/-p/-b, so a Y4M header that differs
+    // from one given is the mismatch above when a raw input is there, and this otherwise.
+    check_against_header(a, ref, a.ref);
+    for (unsigned k = 0; k < n_dist; ++k) check_against_header(a, *dist[k], a.dist[k]);
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -209,12 +323,26 @@ int run(const Args& a) {
     // one buffer per input, each frame read whole (luma, Cb, Cr) into it
     std::vector<std::uint8_t> rl;
     std::vector<std::vector<std::uint8_t>> dl(n_dist);
+    // A distorted input that cannot be read on (truncated, a sample above its bit depth,
+    // a read error) fails the run when it is the only one; in a ladder it fails alone, as
+    // an empty rendition does: no log, no score line, exit status 1, the others scored.
+    std::vector<char> failed(n_dist, 0), active(n_dist, 1);
+    auto read_dist = [&](unsigned k) -> int { // 1: a frame, 0: its end, -1: failed
+        try {
+            return dist[k]->read(dl[k]) ? 1 : 0;
+        } catch (const InputError& e) {
+            if (n_dist == 1) throw;
+            fail("rendition " + std::to_string(k) + ": " + e.what() +
+                 ": no log written, no VMAF score");
+            failed[k] = 1;
+            return -1;
+        }
+    };
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
     for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
     for (unsigned k = 0; k < n_dist; ++k)
-        for (long i = 0; i < a.frame_skip_dist && dist[k]->read(dl[k]); ++i) {}
+        for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
     std::vector<long> n(n_dist, 0);
-    std::vector<char> active(n_dist, 1);
     long frames = 0;
     const auto t0 = std::chrono::steady_clock::now();
     VmafCudaFrameScores fs;
@@ -233,7 +361,11 @@ int run(const Args& a) {
         std::string longer; // renditions with frames left when the reference ended
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!active[k]) continue;
-            const bool hd = dist[k]->read(dl[k]);
+            const int hd = failed[k] ? -1 : read_dist(k);
+            if (hd < 0) {
+                if (end_rendition(k)) return 1;
+                continue;
+            }
             if (hr && hd) {
                 dp[k] = host_picture(dl[k], dist[k]->format());
                 dptr[k] = &dp[k];
@@ -269,12 +401,12 @@ int run(const Args& a) {
     if (ref_empty) return fail("no frames to score: the reference \"" + a.ref + "\" has none");
     if (n_dist == 1 && n[0] == 0) return fail("no frames to score");
     bool empty = false;
-    for (unsigned k = 0; k < n_dist; ++k)
-        if (n[k] == 0) {
+    for (unsigned k = 0; k < n_dist; ++k) {
+        if (n[k] == 0 && !failed[k])
             fail("rendition " + std::to_string(k) + ": no frames to score in \"" + a.dist[k] +
                  "\": no log written, no VMAF score");
-            empty = true;
-        }
+        if (n[k] == 0 || failed[k]) empty = true;
+    }
     if (frames == 0) return 1; // every rendition empty: nothing to flush or report
     if (vmaf_cuda_ladder_flush(lad) < 0) return fail(vmaf_cuda_ladder_error_message(lad));
     for (unsigned k = 0; k < n_dist; ++k) {
@@ -286,14 +418,20 @@ int run(const Args& a) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+    // A log that cannot be written fails its rendition: no score line, exit status 1.
     for (unsigned k = 0; k < n_dist; ++k) {
         const double fps = secs > 0 ? double(n[k]) / secs : NAN;
-        if (!a.output.empty() && n[k]) {
+        if (!a.output.empty() && n[k] && !failed[k]) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
-            const std::string path = rendition_path(a.output, k, n_dist);
-            if (vmaf_cuda_write_log(vs[k], path.c_str(), lf, precision, fps) < 0)
-                return fail(vmaf_cuda_error_message(vs[k]));
+            if (vmaf_cuda_write_log(vs[k], logs.paths[k].c_str(), lf, precision, fps) < 0) {
+                fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
+                     vmaf_cuda_error_message(vs[k]));
+                failed[k] = 1;
+                empty = true;
+            } else {
+                logs.written[k] = 1;
+            }
         }
     }
     if (!a.quiet)
@@ -303,7 +441,7 @@ int run(const Args& a) {
     // and -o), then ours: "VMAF score: X" of the first model on stdout. A ladder prefixes
     // each line with "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
-        if (n[k] == 0) continue;
+        if (n[k] == 0 || failed[k]) continue;
         const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
         std::vector<double> scores;
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
@@ -331,7 +469,7 @@ int run(const Args& a) {
         }
         std::fflush(stderr);
         if (!scores.empty()) std::printf("%sVMAF score: %f\n", prefix.c_str(), scores[0]);
-        std::fflush(stdout);
+        flush_stdout();
     }
     return empty ? 1 : 0;
 }
@@ -343,17 +481,20 @@ int main(int argc, char** argv) {
     CLI::App app{"vmaf-cuda: VMAF bit-exact with libvmaf v3.2.0, on the GPU or the CPU.\n"
                  "Inputs are raw planar YUV (give -w -h -p -b) or Y4M."};
     app.set_help_flag("--help", "Print this help and exit");
-    app.add_option("-r,--reference", a.ref, "Reference video (.yuv or .y4m)")->required();
+    app.add_option("-r,--reference", a.ref,
+                   "Reference video (.yuv or .y4m; a pipe, a FIFO, or - for standard input "
+                   "is read to its end)")->required();
     app.add_option("-d,--distorted", a.dist,
-                   "Distorted video (.yuv or .y4m); give it several times to score a ladder's "
+                   "Distorted video (.yuv or .y4m, or a stream as -r); give it several times to score a ladder's "
                    "renditions against one reference (the reference's work is shared; -o then "
                    "needs %d, the 0-based rendition index)")
         ->required()->take_all();
-    app.add_option("-w,--width", a.width, "Width of raw YUV input");
-    app.add_option("-h,--height", a.height, "Height of raw YUV input");
-    app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
+    auto* ow = app.add_option("-w,--width", a.width, "Width of raw YUV input (Y4M: must match its header)");
+    auto* oh = app.add_option("-h,--height", a.height, "Height of raw YUV input (Y4M: must match its header)");
+    auto* op = app.add_option("-p,--pixel_format", a.chroma, "Chroma subsampling of raw YUV input")
         ->check(CLI::IsMember({420, 422, 444}));
-    app.add_option("-b,--bitdepth", a.bpc, "Bit depth of raw YUV input (8..16)")
+    auto* ob = app.add_option("-b,--bitdepth", a.bpc,
+                              "Bit depth of raw YUV input (8..16; every sample is checked against it)")
         ->check(CLI::Range(8, 16));
     app.add_option("-m,--model", a.models,
                    "Model: version=NAME or path=FILE.json, with :name=, :enable_transform, "
@@ -381,7 +522,7 @@ int main(int argc, char** argv) {
     app.add_option("--cpumask", a.cpumask,
                    "Accepted for vmaf compatibility; no effect (vmaf-cuda has one CPU path, "
                    "libvmaf's scalar C arithmetic)");
-    app.add_option("--threads", a.threads, "CPU worker threads");
+    app.add_option("--threads", a.threads, "CPU worker threads (at most 64)");
     app.add_option("--precision", a.precision,
                    "Digits after the point in the log (default 6, as libvmaf), or 'max' (round-trip)");
     app.add_option("--backend", a.backend, "auto, cuda or cpu")
@@ -398,11 +539,25 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
     }
+    a.given_w = ow->count() > 0;
+    a.given_h = oh->count() > 0;
+    a.given_p = op->count() > 0;
+    a.given_b = ob->count() > 0;
+    LogPaths logs;
+    int rc;
     try {
-        return run(a);
-    } catch (const InputError& e) {
-        return fail(e.what());
+        rc = run(a, logs);
     } catch (const std::exception& e) {
-        return fail(e.what());
+        rc = fail(e.what());
     }
+    logs.remove_unwritten();
+    // The exit status is the truth: a score line that did not reach stdout, or a message
+    // that did not reach stderr, is a failure.
+    flush_stdout();
+    if (stdout_errno || std::ferror(stdout)) {
+        rc = fail(std::string("cannot write to standard output") +
+                  (stdout_errno ? std::string(": ") + std::strerror(stdout_errno) : ""));
+    }
+    if (std::fflush(stderr) != 0 || std::ferror(stderr)) rc = 1;
+    return rc;
 }

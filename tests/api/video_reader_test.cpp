@@ -3,16 +3,20 @@
 // files written here: every plane of every frame lands where host_picture() points
 // (4:2:0, 4:2:2, 4:4:4 with ceil-sized chroma at odd sizes, 4:0:0 without chroma,
 // 8..16 bits), truncated frames are errors, and the pictures are accepted by a session.
+// Pipes are read as streams; interlaced Y4M and samples above the bit depth are refused.
 
 #include "video_reader.h"
 
 #include "catch.hpp"
 
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -20,6 +24,7 @@ using vmaf_cuda::tools::host_picture;
 using vmaf_cuda::tools::InputError;
 using vmaf_cuda::tools::VideoFormat;
 using vmaf_cuda::tools::VideoReader;
+using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -195,5 +200,150 @@ TEST_CASE("reader: a frame cut short in its chroma is an error, not a frame", "[
         const fs::path floor_sized = write_stream(dir, "floor.yuv", 9, 7, 8, {420, 4, 3}, 2, "");
         CHECK_THROWS_AS(VideoReader(floor_sized.string(), hint), InputError);
     }
+    fs::remove_all(dir);
+}
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// `data` written into a pipe by a thread; the reader opens its read end by path
+/// (/dev/fd/N), as a shell's pipe or /dev/stdin reaches the CLI.
+struct Pipe {
+    int fd[2] = {-1, -1};
+    std::thread writer;
+    explicit Pipe(std::string data) {
+        std::signal(SIGPIPE, SIG_IGN); // a reader that stops early: EPIPE, not death
+        REQUIRE(::pipe(fd) == 0);
+        writer = std::thread([w = fd[1], d = std::move(data)] {
+            for (std::size_t at = 0; at < d.size();) {
+                const ssize_t n = ::write(w, d.data() + at, d.size() - at);
+                if (n <= 0) break;
+                at += std::size_t(n);
+            }
+            ::close(w);
+        });
+    }
+    std::string path() const { return "/dev/fd/" + std::to_string(fd[0]); }
+    ~Pipe() {
+        ::close(fd[0]); // a writer blocked on a full pipe gets EPIPE
+        writer.join();
+    }
+};
+
+} // namespace
+
+TEST_CASE("reader: a pipe is read as a stream, to its end, never seeked", "[api][reader][stream]") {
+    const fs::path dir = tmp_dir();
+    const Layout l{420, 5, 4}; // 9x7 4:2:0: 63 + 2 * 20 = 103 bytes a frame
+    VideoFormat hint;
+    hint.width = 9;
+    hint.height = 7;
+    std::vector<std::uint8_t> buf;
+    SECTION("raw YUV: every frame, then a clean end; a frame smaller than the magic") {
+        Pipe p(slurp(write_stream(dir, "s.yuv", 9, 7, 8, l, 3, "")));
+        VideoReader r(p.path(), hint);
+        CHECK(r.frame_count() == -1);
+        for (unsigned k = 0; k < 3; ++k) {
+            REQUIRE(r.read(buf));
+            CHECK(std::vector<std::uint8_t>(buf.begin(), buf.begin() + 63) == plane_bytes(0, 9, 7, k, 8));
+        }
+        CHECK_FALSE(r.read(buf));
+        VideoFormat tiny; // 2x1 4:4:4: 6 bytes a frame, fewer than "YUV4MPEG2"
+        tiny.width = 2;
+        tiny.height = 1;
+        tiny.chroma = 444;
+        Pipe t("abcdefghijkl");
+        VideoReader rt(t.path(), tiny);
+        REQUIRE(rt.read(buf));
+        CHECK(std::string(buf.begin(), buf.end()) == "abcdef");
+        REQUIRE(rt.read(buf));
+        CHECK(std::string(buf.begin(), buf.end()) == "ghijkl");
+        CHECK_FALSE(rt.read(buf));
+    }
+    SECTION("raw YUV: a partial last frame names the frame and its bytes") {
+        Pipe p(slurp(write_stream(dir, "s.yuv", 9, 7, 8, l, 3, "", 98)));
+        VideoReader r(p.path(), hint);
+        REQUIRE(r.read(buf));
+        REQUIRE(r.read(buf));
+        CHECK_THROWS_WITH(r.read(buf), Contains("' is truncated: frame 2 is incomplete (got 5 of 103 bytes)"));
+    }
+    SECTION("Y4M") {
+        Pipe p(slurp(write_stream(dir, "s.y4m", 9, 7, 10, l, 2, "420p10")));
+        VideoReader r(p.path(), VideoFormat{});
+        CHECK(r.format().bpc == 10);
+        REQUIRE(r.read(buf));
+        REQUIRE(r.read(buf));
+        CHECK(std::vector<std::uint8_t>(buf.begin(), buf.begin() + 126) == plane_bytes(0, 9, 7, 1, 10));
+        CHECK_FALSE(r.read(buf));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("reader: interlaced Y4M is refused, progressive read", "[api][reader]") {
+    const fs::path dir = tmp_dir();
+    const std::string frame = "FRAME\n" + std::string(9 * 7 + 2 * 5 * 4, '\x10');
+    for (const std::string tok : {"It", "Ib", "Im", "Ip", "I?", ""}) {
+        INFO("'" << tok << "'");
+        const fs::path y = dir / "i.y4m";
+        std::ofstream(y, std::ios::binary)
+            << "YUV4MPEG2 W9 H7 F25:1 " << tok << (tok.empty() ? "" : " ") << "C420jpeg\n" << frame;
+        if (tok == "Ip" || tok == "I?" || tok.empty()) {
+            VideoReader r(y.string(), VideoFormat{});
+            std::vector<std::uint8_t> buf;
+            CHECK(r.read(buf));
+        } else {
+            CHECK_THROWS_WITH(VideoReader(y.string(), VideoFormat{}),
+                              Contains("': Y4M header says " + tok + ": interlaced video"));
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("reader: every sample is checked against the bit depth", "[api][reader][range]") {
+    const fs::path dir = tmp_dir();
+    // 35x19 4:2:0: 665 luma and 2 x 180 chroma samples; 2050 bytes above 8 bits, not a
+    // multiple of 8: the last sample lies in the tail past the 8-byte words
+    const std::size_t luma = 665, chroma = 180, samples = luma + 2 * chroma;
+    auto frame_with = [&](const std::string& name, unsigned bpc, unsigned fill, std::size_t at,
+                          unsigned value, bool y4m) {
+        std::string data = y4m ? "YUV4MPEG2 W35 H19 C420p" + std::to_string(bpc) + "\nFRAME\n" : "";
+        for (std::size_t i = 0; i < samples; ++i) {
+            const unsigned v = i == at ? value : fill;
+            data += char(v & 0xff);
+            data += char(v >> 8);
+        }
+        const fs::path p = dir / name;
+        std::ofstream(p, std::ios::binary) << data;
+        return p;
+    };
+    VideoFormat hint;
+    hint.width = 35;
+    hint.height = 19;
+    std::vector<std::uint8_t> buf;
+    for (unsigned bpc : {9u, 10u, 12u, 16u}) {
+        INFO(bpc << " bits");
+        hint.bpc = bpc;
+        const unsigned max = (1u << bpc) - 1;
+        VideoReader ok(frame_with("ok.yuv", bpc, max, 0, max, false).string(), hint);
+        CHECK(ok.read(buf)); // every sample at the largest value
+        if (bpc == 16) continue;
+        for (const auto& [at, where] : {std::pair<std::size_t, std::string>{0, "Y plane, x 0, y 0"},
+                                        {luma - 1, "Y plane, x 34, y 18"},
+                                        {luma + 20, "Cb plane, x 2, y 1"},
+                                        {samples - 1, "Cr plane, x 17, y 9"}}) {
+            VideoReader bad(frame_with("bad.yuv", bpc, 0, at, max + 1, false).string(), hint);
+            CHECK_THROWS_WITH(bad.read(buf),
+                              Contains("': frame 0 holds the value " + std::to_string(max + 1) +
+                                       " (" + where + "), above " + std::to_string(max) + ", the largest " +
+                                       std::to_string(bpc) + "-bit value: is -b right?"));
+        }
+    }
+    VideoReader y(frame_with("bad.y4m", 10, 3, 100, 0xffff, true).string(), VideoFormat{});
+    CHECK_THROWS_WITH(y.read(buf), Contains("holds the value 65535 (Y plane, x 30, y 2), above 1023, "
+                                            "the largest 10-bit value: is the Y4M header's C420p10 right?"));
     fs::remove_all(dir);
 }

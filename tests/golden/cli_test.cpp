@@ -13,8 +13,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 using namespace vmaf_cuda_test;
 namespace fs = std::filesystem;
@@ -36,8 +42,11 @@ struct Proc {
     std::string output; // stdout + stderr
 };
 
-Proc run(const std::string& args) {
-    const std::string cmd = "'" + cli_path() + "' " + args + " 2>&1";
+/// Runs the CLI with `args` through the shell: `before` is shell text in front of it (e.g.
+/// "cat f | "), `redirect` follows it (by default stderr joins the captured stdout).
+Proc run(const std::string& args, const std::string& before = "",
+         const std::string& redirect = " 2>&1") {
+    const std::string cmd = before + "'" + cli_path() + "' " + args + redirect;
     Proc p{-1, {}};
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return p;
@@ -548,4 +557,391 @@ TEST_CASE("CLI ladder: a rendition with no frame to score fails alone, the other
     CHECK(e.status != 0);
     CHECK(e.output.find("must contain %d") != std::string::npos);
     fs::remove_all(dir);
+}
+
+// ---- streams, truncation, header contradictions, bit depth, logs and exit status ----
+
+namespace {
+
+/// Exit status of a run that ended normally, -1 otherwise.
+int exit_code(const Proc& p) { return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1; }
+
+bool has(const Proc& p, const std::string& s) { return p.output.find(s) != std::string::npos; }
+
+/// `p` in single quotes for the shell.
+std::string q(const fs::path& p) {
+    std::string s(1, '\'');
+    s += p.string();
+    return s += '\'';
+}
+
+/// The first `bytes` bytes of `in` (all when npos), then `extra`, written to `out`.
+void copy_prefix(const fs::path& in, const fs::path& out, std::size_t bytes,
+                 const std::string& extra = "") {
+    std::ifstream i(in, std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+    if (bytes < data.size()) data.resize(bytes);
+    std::ofstream(out, std::ios::binary) << data << extra;
+}
+
+GoldenCase case_3f() {
+    const GoldenCase c = find_case("testsrc2_320x240_8bit_3f");
+    REQUIRE(!c.name.empty());
+    return c;
+}
+
+constexpr std::size_t kFrame = 320 * 240 * 3 / 2; // bytes of one 8-bit 4:2:0 frame
+
+} // namespace
+
+TEST_CASE("CLI reads raw YUV and Y4M from a pipe, a FIFO and standard input",
+          "[golden][cli][stream]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const GoldenTable g = read_golden_csv(golden_dir() + "/" + c.name + ".csv");
+    const std::string size = " -w 320 -h 240 -p 420 -b 8 --backend cpu --json --precision max -o ";
+    const fs::path log = dir / "pipe.json";
+    SECTION("raw YUV: -, /dev/stdin, a FIFO; read to the end, scored as from a file") {
+        for (const std::string d : {"-", "/dev/stdin"}) {
+            INFO(d);
+            const Proc p = run("-r '" + c.ref + "' -d " + d + size + q(log), "cat '" + c.dist + "' | ");
+            INFO(p.output);
+            REQUIRE(exit_code(p) == 0);
+            check_log_equals_golden(log, g);
+        }
+        const fs::path fifo = dir / "ref.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        const Proc p = run("-r " + q(fifo) + " -d '" + c.dist + "'" + size + q(log),
+                           "timeout 60 cat '" + c.ref + "' > " + q(fifo) + " & ");
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        check_log_equals_golden(log, g);
+    }
+    SECTION("Y4M from a pipe") {
+        const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m";
+        write_layout(c, c.ref, r, 420, true);
+        write_layout(c, c.dist, d, 420, true);
+        const Proc p = run("-r " + q(r) + " -d - --backend cpu --json --precision max -o " + q(log),
+                           "cat " + q(d) + " | ");
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        check_log_equals_golden(log, g);
+    }
+    SECTION("a stream ending inside a frame is an error naming it and its bytes") {
+        const Proc p = run("-r '" + c.ref + "' -d -" + size + q(log),
+                           "head -c " + std::to_string(2 * kFrame + 69600) + " '" + c.dist + "' | ");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '-' is truncated: frame 2 is incomplete (got 69600 of 115200 bytes)"));
+        CHECK(!has(p, "VMAF score"));
+        CHECK(!fs::exists(log));
+    }
+    SECTION("two inputs cannot both read standard input") {
+        for (const std::string r : {"-", "/dev/stdin"}) {
+            const Proc p = run("-r " + r + " -d -" + size + q(log), "cat '" + c.dist + "' | ");
+            INFO(p.output);
+            CHECK(exit_code(p) == 1);
+            CHECK(has(p, "\"" + r + "\" and \"-\" are the same stream, standard input: at most "
+                         "one input can be read from it"));
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: a truncated input is an error naming the file, the frame and the bytes",
+          "[golden][cli][truncated]") {
+    // libvmaf's vmaf prints "problem while reading pictures" and still writes the frames
+    // before; vmaf-cuda refuses: exit status 1, no log, no score line.
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m", log = dir / "t.json";
+    write_layout(c, c.ref, r, 420, true);
+    write_layout(c, c.dist, d, 420, true);
+    const std::size_t y4m_size = fs::file_size(d); // header, then 3 x ("FRAME\n" + frame)
+    auto refused = [&](const fs::path& cut, const std::string& what) {
+        const Proc p = run("-r " + q(r) + " -d " + q(cut) + " --backend cpu --json -o " + q(log));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + cut.string() + "' is truncated: " + what));
+        CHECK(!has(p, "VMAF score"));
+        CHECK(!fs::exists(log));
+    };
+    SECTION("raw YUV in a file, refused at open") {
+        const fs::path cut = dir / "cut.yuv";
+        copy_prefix(c.dist, cut, 2 * kFrame + 100);
+        const Proc p = run("-r '" + c.ref + "' -d " + q(cut) + " -w 320 -h 240 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "'" + cut.string() + "' holds 230500 bytes, not a whole number of 320x240 420 "
+                     "8-bit frames of 115200 bytes: frame 2 is incomplete (got 100 of 115200 bytes;"));
+    }
+    SECTION("Y4M: a partial picture") {
+        const fs::path cut = dir / "cut.y4m";
+        copy_prefix(d, cut, y4m_size - 100);
+        refused(cut, "frame 2 is incomplete (got 115100 of 115200 bytes)");
+    }
+    SECTION("Y4M: a FRAME header without its picture") {
+        const fs::path cut = dir / "nopic.y4m";
+        copy_prefix(d, cut, y4m_size - kFrame);
+        refused(cut, "frame 2 is incomplete (got 0 of 115200 bytes)");
+    }
+    SECTION("Y4M: a partial FRAME header") {
+        const fs::path cut = dir / "fra.y4m";
+        copy_prefix(d, cut, y4m_size, "FRA");
+        refused(cut, "frame 3's FRAME header is incomplete (got 3 of 6 bytes)");
+    }
+    SECTION("a ladder's truncated rendition fails alone, the others are scored") {
+        const fs::path cut = dir / "cut.y4m";
+        copy_prefix(d, cut, y4m_size - 100);
+        const Proc p = run("-r " + q(r) + " -d " + q(d) + " -d " + q(cut) +
+                           " --backend cpu --json -o " + q(dir / "l%d.json"));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: rendition 1: '" + cut.string() + "' is truncated: frame 2 is "
+                     "incomplete (got 115100 of 115200 bytes): no log written, no VMAF score"));
+        CHECK(has(p, "rendition 0: VMAF score: "));
+        CHECK(!has(p, "rendition 1: VMAF score"));
+        CHECK(fs::exists(dir / "l0.json"));
+        CHECK(!fs::exists(dir / "l1.json"));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: -w/-h/-p/-b that contradict a Y4M header are refused; Y4M must be progressive",
+          "[golden][cli][header]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path r = dir / "ref.y4m", d = dir / "dist.y4m";
+    write_layout(c, c.ref, r, 420, true);
+    write_layout(c, c.dist, d, 420, true);
+    const std::string in = "-r " + q(r) + " -d " + q(d) + " --backend cpu";
+    const std::string hdr = " contradicts the Y4M header of \"" + r.string() + "\", which says ";
+    for (const auto& [opt, want] : std::vector<std::pair<std::string, std::string>>{
+             {"-w 321", "-w 321" + hdr + "320: leave -w out for Y4M input"},
+             {"-h 480", "-h 480" + hdr + "240: leave -h out"},
+             {"-p 444", "-p 444" + hdr + "420 (C420): leave -p out"},
+             {"-b 10", "-b 10" + hdr + "8 (C420): leave -b out"}}) {
+        const Proc p = run(in + " " + opt);
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: " + want));
+        CHECK(!has(p, "VMAF score"));
+    }
+    const Proc same = run(in + " -w 320 -h 240 -p 420 -b 8");
+    INFO(same.output);
+    CHECK(exit_code(same) == 0);
+    CHECK(has(same, "VMAF score: 45.737317")); // the golden mean of the 3-frame case
+
+    // interlaced: refused, as libvmaf refuses it; "Ip" (and no I token) is progressive
+    for (const std::string tok : {"It", "Ib", "Im"}) {
+        const fs::path y = dir / (tok + ".y4m");
+        std::ifstream i(d, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+        data.replace(data.find(" Ip "), 4, " " + tok + " ");
+        std::ofstream(y, std::ios::binary) << data;
+        const Proc p = run("-r " + q(r) + " -d " + q(y) + " --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + y.string() + "': Y4M header says " + tok +
+                     ": interlaced video (It top field first, Ib bottom field first, Im mixed) "
+                     "is not supported"));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: a sample above the declared bit depth is an error (is -b right?)", "[golden][cli][range]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    SECTION("8-bit frames read with -b 10") {
+        // 6 frames of 8 bits hold exactly 3 frames of 10 bits: the size check passes
+        const fs::path r6 = dir / "r6.yuv", d6 = dir / "d6.yuv";
+        for (const auto& [in, out] : {std::pair{c.ref, r6}, std::pair{c.dist, d6}}) {
+            copy_prefix(in, out, std::string::npos);
+            std::ofstream(out, std::ios::app | std::ios::binary) << std::ifstream(in, std::ios::binary).rdbuf();
+        }
+        const Proc p = run("-r " + q(r6) + " -d " + q(d6) + " -w 320 -h 240 -b 10 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + r6.string() + "': frame 0 holds the value "));
+        CHECK(has(p, ", the largest 10-bit value: is -b right?"));
+        CHECK(!has(p, "VMAF score"));
+    }
+    SECTION("one Cr sample of frame 1 of a 10-bit clip at 1024; Y4M names its header") {
+        const GoldenCase t = find_case("testsrc2_320x240_10bit");
+        REQUIRE(!t.name.empty());
+        const std::size_t fb = kFrame * 2, cr = fb - 160 * 120 * 2; // Cr plane's offset
+        const fs::path d = dir / "d.yuv", y = dir / "d.y4m";
+        std::string data;
+        {
+            std::ifstream i(t.dist, std::ios::binary);
+            data.assign((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+        }
+        const std::size_t at = fb + cr + 2 * (7 * 160 + 5); // frame 1, Cr x 5, y 7
+        data[at] = 0x00;
+        data[at + 1] = 0x04;
+        std::ofstream(d, std::ios::binary) << data;
+        const Proc p = run("-r '" + t.ref + "' -d " + q(d) + " -w 320 -h 240 -b 10 --backend cpu");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + d.string() + "': frame 1 holds the value 1024 (Cr plane, x 5, "
+                     "y 7), above 1023, the largest 10-bit value: is -b right?"));
+        write_layout(t, d.string(), y, 420, true);
+        const fs::path yr = dir / "r.y4m";
+        write_layout(t, t.ref, yr, 420, true);
+        const Proc py = run("-r " + q(yr) + " -d " + q(y) + " --backend cpu");
+        INFO(py.output);
+        CHECK(exit_code(py) == 1);
+        CHECK(has(py, "frame 1 holds the value 1024 (Cr plane, x 5, y 7), above 1023, the "
+                      "largest 10-bit value: is the Y4M header's C420p10 right?"));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI checks every log path before reading a frame, and leaves no file there",
+          "[golden][cli][log]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    // a truncated distorted input: an error after reading frames would name it
+    const fs::path cut = dir / "cut.yuv";
+    copy_prefix(c.dist, cut, 2 * kFrame);
+    std::ofstream(cut, std::ios::app | std::ios::binary) << std::string(100, '\0');
+    const std::string in = "-r '" + c.ref + "' -d - -w 320 -h 240 --backend cpu --json -o ";
+    const std::string feed = "cat " + q(cut) + " | ";
+    SECTION("a missing folder, a directory, a ladder's rendition in a missing folder") {
+        const fs::path missing = dir / "missing" / "x.json";
+        const Proc p = run(in + q(missing), feed);
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: cannot write the log \"" + missing.string() + "\": No such file or directory"));
+        CHECK(!has(p, "truncated"));
+        const Proc d = run(in + q(dir), feed);
+        INFO(d.output);
+        CHECK(exit_code(d) == 1);
+        CHECK(has(d, "error: cannot write the log \"" + dir.string() + "\": Is a directory"));
+        fs::create_directory(dir / "0");
+        const Proc l = run("-r '" + c.ref + "' -d '" + c.dist + "' -d - -w 320 -h 240 --backend cpu -o " +
+                           q(dir / "%d" / "x.xml"), feed);
+        INFO(l.output);
+        CHECK(exit_code(l) == 1);
+        CHECK(has(l, "error: cannot write the log \"" + (dir / "1" / "x.xml").string() +
+                     "\": No such file or directory"));
+        CHECK(!has(l, "truncated"));
+        CHECK(fs::is_empty(dir / "0"));
+    }
+    SECTION("the check leaves nothing behind; /dev/stdout is written as it is") {
+        const fs::path out = dir / "logs";
+        fs::create_directory(out);
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu -o " +
+                           q(out / "x.xml"));
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 1);
+        const Proc s = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu --csv -o /dev/stdout");
+        INFO(s.output);
+        CHECK(exit_code(s) == 0);
+        CHECK(has(s, "Frame,"));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: a run that writes no log removes an older file at its path", "[golden][cli][log]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path old = dir / "old.json";
+    const std::string removed = "error: removed the older file at \"" + old.string() +
+                                "\" so that it is not taken for this run's log";
+    SECTION("no frames to score, a truncated input, an error at open") {
+        const fs::path cut = dir / "cut.yuv";
+        copy_prefix(c.dist, cut, kFrame + 10);
+        for (const std::string& args :
+             {"-r '" + c.ref + "' -d /dev/null -w 320 -h 240", "-r '" + c.ref + "' -d - -w 320 -h 240",
+              "-r '" + c.ref + "' -d nothere.yuv -w 320 -h 240"}) {
+            std::ofstream(old) << "{\"an\": \"older log\"}";
+            const Proc p = run(args + " --backend cpu --json -o " + q(old), "cat " + q(cut) + " | ");
+            INFO(p.output);
+            CHECK(exit_code(p) == 1);
+            CHECK(has(p, removed));
+            CHECK(!fs::exists(old));
+        }
+    }
+    SECTION("a ladder's empty rendition: its older log only; a FIFO is not removed") {
+        for (const char* f : {"l0.json", "l1.json"}) std::ofstream(dir / f) << "older";
+        REQUIRE(::mkfifo((dir / "l2.json").c_str(), 0600) == 0);
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -d /dev/null -d /dev/null"
+                           " -w 320 -h 240 --backend cpu --json -o " + q(dir / "l%d.json"));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: removed the older file at \"" + (dir / "l1.json").string() + "\""));
+        CHECK(fs::file_size(dir / "l0.json") > 100); // this run's log
+        CHECK(!fs::exists(dir / "l1.json"));
+        CHECK(fs::is_fifo(dir / "l2.json"));
+        CHECK(!has(p, "l2.json\" so that"));
+    }
+    SECTION("a log path that is an input is refused, and the input kept") {
+        const fs::path d = dir / "d.yuv";
+        copy_prefix(c.dist, d, std::string::npos);
+        const Proc p = run("-r '" + c.ref + "' -d " + q(d) + " -w 320 -h 240 --backend cpu -o " + q(d));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: -o \"" + d.string() + "\" is the input \"" + d.string() + "\""));
+        CHECK(fs::file_size(d) == 3 * kFrame);
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI exit status: output that cannot be written is a failure", "[golden][cli][log]") {
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    const Proc full = run(in + " -o /dev/full");
+    INFO(full.output);
+    CHECK(exit_code(full) == 1);
+    CHECK(has(full, "error: cannot write log file \"/dev/full\""));
+    CHECK(!has(full, "VMAF score"));
+    // the score line on a full or closed stdout (stderr still captured)
+    const Proc so = run(in, "", " 2>&1 >/dev/full");
+    INFO(so.output);
+    CHECK(exit_code(so) == 1);
+    CHECK(has(so, "error: cannot write to standard output: No space left on device"));
+    const Proc closed = run(in, "", " 2>&1 >&-");
+    INFO(closed.output);
+    CHECK(exit_code(closed) == 1);
+    CHECK(has(closed, "error: cannot write to standard output"));
+}
+
+// The library's message for a failed write names the reason once its writer says it
+// (engine/writers.cpp, changed on main); until then this case reports without failing.
+TEST_CASE("CLI -o /dev/full names the reason", "[golden][cli][log][!mayfail]") {
+    const GoldenCase c = case_3f();
+    const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu -o /dev/full");
+    INFO(p.output);
+    CHECK(exit_code(p) == 1);
+    CHECK(has(p, "/dev/full"));
+    CHECK(has(p, "No space left on device"));
+}
+
+TEST_CASE("CLI option errors: repeated single-value options, --threads above 64",
+          "[golden][cli][options]") {
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    // CLI11 refuses a second value of a single-value option (-m, --feature, -d repeat)
+    for (const auto& [args, name] : std::vector<std::pair<std::string, std::string>>{
+             {" -o a.xml -o b.xml", "--output"},
+             {" --precision 3 --precision 4", "--precision"},
+             {" -w 320", "--width"},
+             {" --threads 2 --threads 3", "--threads"},
+             {" -r '" + c.ref + "'", "--reference"}}) {
+        const Proc p = run(in + args);
+        INFO(p.output);
+        CHECK(exit_code(p) != 0);
+        CHECK(has(p, name + ": At Most 1 required but received 2"));
+        CHECK(!has(p, "VMAF score"));
+    }
+    const Proc t = run(in + " --threads 65");
+    INFO(t.output);
+    CHECK(exit_code(t) == 1);
+    CHECK(has(t, "error: --threads 65: at most 64 (the library caps its worker threads at 64)"));
+    const Proc ok = run(in + " --threads 64");
+    INFO(ok.output);
+    CHECK(exit_code(ok) == 0);
+    CHECK(has(ok, "VMAF score: 45.737317"));
 }
