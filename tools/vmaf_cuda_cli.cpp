@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,35 +69,17 @@ struct LogPaths {
 
     void remove_unwritten() const {
         for (std::size_t k = 0; k < paths.size(); ++k) {
-            struct stat st {};
-            if (written[k] || ::lstat(paths[k].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-            if (std::remove(paths[k].c_str()) == 0)
+            if (written[k]) continue;
+            char err[1024];
+            const int rc = vmaf_cuda_remove_stale_log(paths[k].c_str(), err, sizeof err);
+            if (rc > 0)
                 fail("removed the older file at \"" + paths[k] +
                      "\" so that it is not taken for this run's log");
-            else
-                fail("cannot remove the older file at \"" + paths[k] + "\" (" +
-                     std::strerror(errno) + "): it is not this run's log");
+            else if (rc < 0)
+                fail(std::string(err) + ": it is not this run's log");
         }
     }
 };
-
-/// "" when a log can be written at `path`, else why not. A path that exists and is not a
-/// regular file (/dev/stdout, a FIFO) is written as it is; a regular or new file is
-/// written under a temporary name in its folder and renamed (as the library does), so a
-/// temporary file is created there, and removed, to find out.
-std::string log_path_problem(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-        return S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "";
-    std::string dir = std::filesystem::path(path).parent_path().string();
-    if (dir.empty()) dir = ".";
-    std::string tmp = dir + "/.vmaf-cuda-check-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0) return std::strerror(errno);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return "";
-}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
     std::string out;
@@ -239,8 +220,8 @@ int run(const Args& a, LogPaths& logs) {
                     std::to_string(kMaxThreads) + " (the library caps its worker threads at " +
                     std::to_string(kMaxThreads) + ")");
     for (const std::string& path : logs.paths) {
-        const std::string why = log_path_problem(path);
-        if (!why.empty()) return fail("cannot write the log \"" + path + "\": " + why);
+        char err[1024];
+        if (vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0) return fail(err);
     }
     // Two readers of one pipe (or of standard input) would split its frames.
     for (std::size_t i = 0; i < inputs.size(); ++i)

@@ -895,7 +895,7 @@ TEST_CASE("CLI exit status: output that cannot be written is a failure", "[golde
     const Proc full = run(in + " -o /dev/full");
     INFO(full.output);
     CHECK(exit_code(full) == 1);
-    CHECK(has(full, "error: cannot write log file \"/dev/full\""));
+    CHECK(has(full, "error: cannot write the log \"/dev/full\": No space left on device"));
     CHECK(!has(full, "VMAF score"));
     // the score line on a full or closed stdout (stderr still captured)
     const Proc so = run(in, "", " 2>&1 >/dev/full");
@@ -908,9 +908,9 @@ TEST_CASE("CLI exit status: output that cannot be written is a failure", "[golde
     CHECK(has(closed, "error: cannot write to standard output"));
 }
 
-// The library's message for a failed write names the reason once its writer says it
-// (engine/writers.cpp, changed on main); until then this case reports without failing.
-TEST_CASE("CLI -o /dev/full names the reason", "[golden][cli][log][!mayfail]") {
+// The library's message for a failed write names the user's path and the reason
+// (engine/log_file.cpp).
+TEST_CASE("CLI -o /dev/full names the reason", "[golden][cli][log]") {
     const GoldenCase c = case_3f();
     const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu -o /dev/full");
     INFO(p.output);
