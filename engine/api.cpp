@@ -82,6 +82,39 @@ const char* vmaf_cuda_model_name(const VmafCudaSession* vs, unsigned i) {
     return vs->impl->models()[i].name().c_str();
 }
 
+int vmaf_cuda_model_builtin(const VmafCudaSession* vs, unsigned i) {
+    if (!vs || !vs->impl || i >= vs->impl->models().size()) return 0;
+    return vs->impl->models()[i].builtin() ? 1 : 0;
+}
+
+int vmaf_cuda_frame_scored(const VmafCudaSession* vs, uint64_t index) {
+    return vs && vs->impl && vs->impl->scored(index) ? 1 : 0;
+}
+
+int vmaf_cuda_rendition_path(const char* tmpl, unsigned k, char* out, size_t size) {
+    if (!tmpl || !out || !size) return VMAF_CUDA_EINVAL;
+    std::string path;
+    bool has_d = false;
+    for (const char* p = tmpl; *p; ++p) {
+        if (p[0] == '%' && p[1] == 'd') {
+            path += std::to_string(k);
+            has_d = true;
+            ++p;
+        } else if (p[0] == '%' && p[1] == '%') {
+            path += '%';
+            ++p;
+        } else {
+            path += *p;
+        }
+    }
+    if (!has_d || path.size() >= size) {
+        out[0] = 0;
+        return VMAF_CUDA_EINVAL;
+    }
+    std::memcpy(out, path.c_str(), path.size() + 1);
+    return VMAF_CUDA_OK;
+}
+
 const char* vmaf_cuda_backend_name(const VmafCudaSession* vs) {
     return vs && vs->impl ? vs->impl->backend_name() : "";
 }

@@ -61,6 +61,10 @@ struct BackendConfig {
     /// Renditions of the ladder this backend's session scores one of (1: not in a ladder);
     /// the CUDA backend sizes its lanes by the ladder's work, not the rendition's.
     unsigned ladder_size = 1;
+
+    /// Whether frame `index` is scored: n_subsample = n scores frames 0, n, 2n, ... (the
+    /// one definition; vmaf_cuda_frame_scored() answers it for the filter and the CLI).
+    bool scored(std::uint64_t index) const { return n_subsample <= 1 || index % n_subsample == 0; }
 };
 
 class Backend {

@@ -129,7 +129,7 @@ private:
         if (!host)
             throw Error(VMAF_CUDA_ENODEV,
                         "device pictures need the CUDA backend, but this session runs on the CPU");
-        const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
+        const bool scored = cfg_.scored(index);
         auto ref = std::make_shared<OwnedPicture>();
         copy_picture(r, cfg_, plan_.chroma, *ref);
         auto job = std::make_shared<Job>();

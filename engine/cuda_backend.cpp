@@ -315,7 +315,7 @@ public:
             if (queue_.size() >= ring_)
                 throw Error(VMAF_CUDA_EINTERNAL, "CUDA readback ring overflow");
             const unsigned slot = index % ring_;
-            const bool scored = cfg_.n_subsample <= 1 || index % cfg_.n_subsample == 0;
+            const bool scored = cfg_.scored(index);
             const bool need_dist = scored || plan_.dist_every_frame;
             Lane& lane = lanes_[index % lanes_.size()];
 

@@ -149,9 +149,10 @@ int vmaf_cuda_ladder_open(VmafCudaLadder** out, const VmafCudaSettings* s, unsig
         write_err(err, err_size, "vmaf_cuda_ladder_open: NULL argument");
         return VMAF_CUDA_EINVAL;
     }
-    if (renditions < 1 || renditions > 64) {
+    if (renditions < 1 || renditions > VMAF_CUDA_MAX_RENDITIONS) {
         write_err(err, err_size, "vmaf_cuda_ladder_open: renditions=" + std::to_string(renditions) +
-                                     " is out of range (1..64)");
+                                     " is out of range (1.." +
+                                     std::to_string(VMAF_CUDA_MAX_RENDITIONS) + ")");
         return VMAF_CUDA_EINVAL;
     }
     std::string msg;

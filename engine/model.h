@@ -126,6 +126,8 @@ public:
     /// Where it came from, for messages: "built-in vmaf_v0.6.1" or the file path.
     const std::string& source() const { return source_; }
     void set_source(std::string s) { source_ = std::move(s); }
+    /// Built in (version=): its source is "built-in NAME" (model_spec.cpp).
+    bool builtin() const { return source_.rfind("built-in ", 0) == 0; }
     /// Inputs in model order; predict() takes one value per entry.
     const std::vector<ModelFeature>& features() const { return features_; }
 

@@ -72,6 +72,8 @@ public:
     bool flushed() const { return flushed_; }
     /// Frames sent so far.
     unsigned sent() const { return sent_; }
+    /// Whether frame `index` is scored (n_subsample; BackendConfig::scored()).
+    bool scored(std::uint64_t index) const { return backend_config_.scored(index); }
     /// After flush: keep the first `frames` frames, as if the stream had ended there.
     void truncate(unsigned frames);
     /// Frames, from the first, whose pictures the backend no longer reads.

@@ -342,7 +342,28 @@ int vmaf_cuda_check_log_path(const char *path, char *err, size_t err_size);
  */
 int vmaf_cuda_remove_stale_log(const char *path, char *err, size_t err_size);
 
+/** Whether the session scores frame `index` (0-based, send order) (API 5): with
+ *  n_subsample = n, frames 0, n, 2n, ...; the others are sent (motion reads them) but
+ *  vmaf_cuda_receive() never returns them. 0 for NULL. */
+int vmaf_cuda_frame_scored(const VmafCudaSession *vs, uint64_t index);
+
+/** 1 when model `i` is built in (version=, from libvmaf's model files; all of them score
+ *  SDR video), 0 for a model file given by path= or an index out of range (API 5). */
+int vmaf_cuda_model_builtin(const VmafCudaSession *vs, unsigned i);
+
 /* ---- Ladders (API 4): one reference against N distorted renditions ---- */
+
+/** Most renditions of a ladder (vmaf_cuda_ladder_open() takes 1..VMAF_CUDA_MAX_RENDITIONS). */
+#define VMAF_CUDA_MAX_RENDITIONS 64
+
+/**
+ * Rendition k's log path from a ladder's template (API 5): each "%d" is replaced by k
+ * (0-based, decimal), each "%%" by "%"; any other '%' stays. Writes the path into `out`
+ * (at most `size` bytes, NUL-terminated). Returns 0; VMAF_CUDA_EINVAL when the template
+ * has no "%d" (a ladder's renditions would write one file) or is NULL, or when `out` is
+ * too small.
+ */
+int vmaf_cuda_rendition_path(const char *tmpl, unsigned k, char *out, size_t size);
 
 /**
  * An encoder ladder: N distorted renditions scored against one reference, each exactly
@@ -360,7 +381,7 @@ int vmaf_cuda_remove_stale_log(const char *path, char *err, size_t err_size);
  */
 typedef struct VmafCudaLadder VmafCudaLadder;
 
-/** Opens a ladder of `renditions` (1..64) renditions with settings `s` (as
+/** Opens a ladder of `renditions` (1..VMAF_CUDA_MAX_RENDITIONS) renditions with settings `s` (as
  *  vmaf_cuda_open(): the same errors, before the first frame). */
 int vmaf_cuda_ladder_open(VmafCudaLadder **out, const VmafCudaSettings *s, unsigned renditions,
                           char *err, size_t err_size);

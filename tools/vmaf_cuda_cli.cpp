@@ -149,26 +149,15 @@ std::string chroma_name(unsigned chroma) {
                                                 std::to_string(chroma % 10);
 }
 
-/// Rendition k's log path: `%d` in `pattern` replaced by k (ladders), else as given.
-/// A ladder's log path: `pattern` with each %d replaced by k and %% by % (as the filter's
-/// log_path); "" when it has no %d. One distorted input: `pattern` as given.
+/// A ladder's log path: `pattern` with each %d replaced by k and %% by %
+/// (vmaf_cuda_rendition_path(), as the filter's log_path); "" when it has no %d. One
+/// distorted input: `pattern` as given.
 std::string rendition_path(const std::string& pattern, unsigned k, unsigned n) {
     if (n == 1) return pattern;
-    std::string out;
-    bool has_d = false;
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-        if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'd') {
-            out += std::to_string(k);
-            has_d = true;
-            ++i;
-        } else if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == '%') {
-            out += '%';
-            ++i;
-        } else {
-            out += pattern[i];
-        }
-    }
-    return has_d ? out : std::string();
+    std::vector<char> out(pattern.size() + 16);
+    return vmaf_cuda_rendition_path(pattern.c_str(), k, out.data(), out.size()) == VMAF_CUDA_OK
+               ? std::string(out.data())
+               : std::string();
 }
 
 /// The Y4M header of `r` against -w/-h/-p/-b: an option given and different is an error
@@ -192,7 +181,9 @@ void check_against_header(const Args& a, const VideoReader& r, const std::string
 
 int run(const Args& a, LogPaths& logs) {
     const unsigned n_dist = unsigned(a.dist.size());
-    if (n_dist > 64) return fail("at most 64 distorted inputs (-d), not " + std::to_string(n_dist));
+    if (n_dist > VMAF_CUDA_MAX_RENDITIONS)
+        return fail("at most " + std::to_string(VMAF_CUDA_MAX_RENDITIONS) +
+                    " distorted inputs (-d), not " + std::to_string(n_dist));
     if (n_dist > 1 && !a.output.empty() && rendition_path(a.output, 0, n_dist).empty())
         return fail("-o '" + a.output + "': with " + std::to_string(n_dist) +
                     " distorted inputs the log path must contain %d (the 0-based rendition "
