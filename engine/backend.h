@@ -67,10 +67,27 @@ struct BackendConfig {
     bool scored(std::uint64_t index) const { return n_subsample <= 1 || index % n_subsample == 0; }
 };
 
+/// What a backend can do: the session plans from these, never from the backend's name.
+struct BackendCaps {
+    /// Reads pictures in device memory (VMAF_CUDA_MEMORY_DEVICE).
+    bool device_pictures = false;
+    /// submit_ladder() computes the renditions' ladder-shared features (VIF, ADM) in one
+    /// pass with the reference's side once; without it they are computed one after the
+    /// other, which a ladder's share only does where nothing else would run them at once.
+    bool ladder_one_pass = false;
+    /// Frames it computes at once on host worker threads (0: none); the session keeps at
+    /// least that many in flight.
+    unsigned workers = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
+    /// For messages and vmaf_cuda_backend_name(): "cpu" or "cuda".
     virtual const char* name() const = 0;
+    virtual BackendCaps caps() const = 0;
+    /// A backend of the same kind for another configuration and plan (a ladder's share).
+    virtual std::unique_ptr<Backend> make_like(const BackendConfig&, const FramePlan&) const = 0;
     /// Starts work on frame pair `index` (0, 1, 2, ... in order). Host pictures are
     /// consumed before return; device pictures must stay valid until retrieved.
     /// `skip`: bit i set = feature i does not run on this frame (a ladder gives its

@@ -106,6 +106,14 @@ public:
     ~CpuBackend() override { stop_workers(); }
 
     const char* name() const override { return "cpu"; }
+    BackendCaps caps() const override {
+        BackendCaps c;
+        c.workers = cfg_.n_threads; // n_threads frames at once on its workers
+        return c;
+    }
+    std::unique_ptr<Backend> make_like(const BackendConfig& c, const FramePlan& p) const override {
+        return make_cpu_backend(c, p);
+    }
 
     void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
                 std::uint64_t skip) override {

@@ -292,6 +292,15 @@ public:
     }
 
     const char* name() const override { return "cuda"; }
+    BackendCaps caps() const override {
+        BackendCaps c;
+        c.device_pictures = true;
+        c.ladder_one_pass = true;
+        return c;
+    }
+    std::unique_ptr<Backend> make_like(const BackendConfig& c, const FramePlan& p) const override {
+        return make_cuda_backend(c, p);
+    }
 
     void submit(unsigned index, const VmafCudaPicture& r, const VmafCudaPicture& d,
                 std::uint64_t skip) override {

@@ -346,15 +346,14 @@ Session::Session(const VmafCudaSettings& s, unsigned ladder_size) : settings_(s)
     // backend one rendition after the other, which saves nothing, so only where the
     // renditions' sessions compute on the calling thread anyway (n_threads <= 1; with
     // workers each rendition keeps its own, in parallel).
-    const bool ladder_shares_all = std::string(backend_->name()) == "cuda" || bc.n_threads <= 1;
+    const BackendCaps caps = backend_->caps();
+    const bool ladder_shares_all = caps.ladder_one_pass || bc.n_threads <= 1;
     for (std::size_t i = 0; i < features_.size() && i < 64; ++i)
         if (features_[i]->reference_only() || (features_[i]->ladder_shared() && ladder_shares_all))
             share_mask_ |= std::uint64_t(1) << i;
     // The CPU backend computes as many frames at once as it has workers: let at least
     // that many be in flight, or workers beyond frames_in_flight would idle.
-    in_flight_ = std::max(s.frames_in_flight, backend_->in_flight_hint());
-    if (std::string(backend_->name()) == "cpu" && bc.n_threads > in_flight_)
-        in_flight_ = bc.n_threads;
+    in_flight_ = std::max({s.frames_in_flight, backend_->in_flight_hint(), caps.workers});
 }
 
 Session::~Session() = default;
@@ -373,10 +372,7 @@ std::vector<const FeatureInstance*> Session::shared_features() const {
 std::unique_ptr<Backend> Session::make_backend(const FramePlan& plan, unsigned renditions) const {
     BackendConfig bc = backend_config_;
     bc.renditions = renditions;
-#ifdef VMAF_CUDA_HAVE_CUDA
-    if (std::string(backend_->name()) == "cuda") return make_cuda_backend(bc, plan);
-#endif
-    return make_cpu_backend(bc, plan);
+    return backend_->make_like(bc, plan);
 }
 
 void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, ReferenceShare* share,
@@ -395,7 +391,7 @@ void Session::send(const VmafCudaPicture& ref, const VmafCudaPicture& dist, Refe
 void Session::check_pair(const VmafCudaPicture& ref, const VmafCudaPicture& dist) const {
     validate_picture(ref, "reference", settings_);
     validate_picture(dist, "distorted", settings_);
-    if (std::string(backend_->name()) == "cpu" &&
+    if (!backend_->caps().device_pictures &&
         (ref.memory != VMAF_CUDA_MEMORY_HOST || dist.memory != VMAF_CUDA_MEMORY_HOST))
         throw Error(VMAF_CUDA_ENODEV,
                     "device pictures need the CUDA backend, but this session runs on the CPU");
