@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /**
  * @file
- * One scored output of vmaf_cuda (VmafCudaStream, vmaf_cuda_filter.h), shared by the
- * two-input filter (vf_vmaf_cuda.c) and each rendition of a ladder (vmaf_cuda_ladder.c):
- * the output link's properties, the main frames waiting for their scores and their
- * lavfi.vmaf.* metadata, the CUDA frames kept while the library reads them, what went
- * downstream (for -frames:v), the flush, the log file and the "VMAF score:" lines.
- *
- * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
+ * One scored output of vmaf_cuda: see vmaf_cuda_stream.h.
  */
 
 #include <inttypes.h>
@@ -26,8 +20,7 @@
 #include "avfilter.h"
 #include "filters.h"
 
-#include "vf_vmaf_cuda_compat.h"
-#include "vmaf_cuda_filter.h"
+#include "vmaf_cuda_stream.h"
 
 /** A main frame waiting for its scores (output order = queue order). */
 typedef struct PendingFrame {
@@ -43,7 +36,41 @@ typedef struct KeptFrames {
     int64_t index;
 } KeptFrames;
 
-int vmaf_cuda_ff_config_outlink(AVFilterLink *outlink, AVFilterLink *mainlink)
+int ff_vmaf_cuda_status_to_averror(int status)
+{
+    switch (status) {
+    case VMAF_CUDA_OK:      return 0;
+    case VMAF_CUDA_EINVAL:  return AVERROR(EINVAL);
+    case VMAF_CUDA_ENOMEM:  return AVERROR(ENOMEM);
+    case VMAF_CUDA_ENODEV:  return AVERROR(ENODEV);
+    case VMAF_CUDA_EIO:     return AVERROR(EIO);
+    case VMAF_CUDA_EMODEL:  return AVERROR(EINVAL);
+    default:                return AVERROR_EXTERNAL;
+    }
+}
+
+int ff_vmaf_cuda_stream_error(AVFilterContext *ctx, const VmafCudaStream *st,
+                              const char *call, int status)
+{
+    const char *msg = st->session ? vmaf_cuda_error_message(st->session) : "";
+    av_log(ctx, AV_LOG_ERROR, "%s%s failed: %s%s%s\n", st->prefix, call,
+           vmaf_cuda_strerror(status), msg && *msg ? ": " : "", msg ? msg : "");
+    return ff_vmaf_cuda_status_to_averror(status);
+}
+
+void ff_vmaf_cuda_no_log(AVFilterContext *ctx, const char *prefix, const char *path)
+{
+    char err[1024];
+    int rc = path ? vmaf_cuda_remove_stale_log(path, err, sizeof(err)) : 0;
+
+    if (rc > 0)
+        av_log(ctx, AV_LOG_WARNING, "%sremoved the older file at '%s', so that it is not "
+               "taken for this run's log\n", prefix, path);
+    else if (rc < 0)
+        av_log(ctx, AV_LOG_ERROR, "%s%s\n", prefix, err);
+}
+
+int ff_vmaf_cuda_config_outlink(AVFilterLink *outlink, AVFilterLink *mainlink)
 {
     FilterLink *il = ff_filter_link(mainlink), *ol = ff_filter_link(outlink);
 
@@ -70,16 +97,16 @@ static void set_metadata_value(AVFrame *frame, const char *key, double value)
 
 /** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
  *  the features first and then one score per model, in the order of the model option. */
-static void attach_scores(VmafCudaContext *s, VmafCudaSession *vs, AVFrame *frame,
-                          const VmafCudaFrameScores *fs)
+static void attach_scores(const VmafCudaStream *st, AVFrame *frame, const VmafCudaFrameScores *fs)
 {
+    VmafCudaSession *vs = st->session;
     char key[256];
 
     /* Model scores by name (a collection's members, bagging, stddev and interval are
      * scores of their own, written after the models'), everything else as a feature. */
     for (unsigned i = 0; i < fs->count; i++) {
         int model = -1;
-        for (unsigned m = 0; vs && m < s->nb_models && model < 0; m++) {
+        for (unsigned m = 0; vs && m < st->nb_models && model < 0; m++) {
             const char *name = vmaf_cuda_model_name(vs, m);
             if (name && !strcmp(name, fs->names[i]))
                 model = (int)m;
@@ -91,7 +118,7 @@ static void attach_scores(VmafCudaContext *s, VmafCudaSession *vs, AVFrame *fram
         }
         if (model == 0)
             set_metadata_value(frame, "lavfi.vmaf.score", fs->values[i]);
-        if (s->nb_models > 1) {
+        if (st->nb_models > 1) {
             snprintf(key, sizeof(key), "lavfi.vmaf.score.%s", fs->names[i]);
             set_metadata_value(frame, key, fs->values[i]);
         }
@@ -117,8 +144,9 @@ static void release_kept(VmafCudaStream *st, int all)
     }
 }
 
-int vmaf_cuda_ff_stream_init(VmafCudaStream *st)
+int ff_vmaf_cuda_stream_init(VmafCudaStream *st, const VmafCudaOutputOptions *opt)
 {
+    st->opt = opt;
     st->taken = -1;
     st->pending = av_fifo_alloc2(8, sizeof(PendingFrame), AV_FIFO_FLAG_AUTO_GROW);
     st->kept = av_fifo_alloc2(8, sizeof(KeptFrames), AV_FIFO_FLAG_AUTO_GROW);
@@ -128,7 +156,7 @@ int vmaf_cuda_ff_stream_init(VmafCudaStream *st)
     return 0;
 }
 
-void vmaf_cuda_ff_stream_uninit(VmafCudaStream *st)
+void ff_vmaf_cuda_stream_uninit(VmafCudaStream *st)
 {
     PendingFrame p;
 
@@ -143,7 +171,7 @@ void vmaf_cuda_ff_stream_uninit(VmafCudaStream *st)
 
 /** Forgets the frames sent downstream that the next filter has taken from the output
  *  link: what is left in out_index is still queued there (not output, if it stays). */
-void vmaf_cuda_ff_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *st)
+void ff_vmaf_cuda_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *st)
 {
     AVFilterLink *outlink = st->out < ctx->nb_outputs ? ctx->outputs[st->out] : NULL;
     size_t queued = outlink ? ff_inlink_queued_frames(outlink) : 0;
@@ -155,7 +183,6 @@ void vmaf_cuda_ff_stream_update_out_index(AVFilterContext *ctx, VmafCudaStream *
 /** Sends the oldest queued frame downstream. */
 static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFrameScores *scores)
 {
-    VmafCudaContext *s = ctx->priv;
     PendingFrame p;
     AVFrame *out;
     int ret;
@@ -164,7 +191,7 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         return AVERROR_BUG;
     out = p.dist;
     p.dist = NULL;
-    if (s->hw_frames && p.index >= 0 && st->session &&
+    if (st->opt->hw_frames && p.index >= 0 && st->session &&
         p.index >= (int64_t)vmaf_cuda_pictures_released(st->session)) {
         /* a CUDA frame going out before the library has read it (one that n_subsample
          * skips): keep references until it has */
@@ -186,7 +213,7 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
     }
     if (scores)
-        attach_scores(s, st->session, out, scores);
+        attach_scores(st, out, scores);
     if (scores && st->live) {
         ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores);
         if (ret < 0) {
@@ -211,7 +238,7 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
  * n_subsample) go out as soon as they are at the head of the queue. After the
  * flush, `all` empties the queue.
  */
-int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
+int ff_vmaf_cuda_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
 {
     VmafCudaFrameScores fs;
     PendingFrame head;
@@ -229,7 +256,7 @@ int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
         }
     }
     if (st->session && rc != VMAF_CUDA_EAGAIN && rc != VMAF_CUDA_EOF)
-        return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+        return ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_receive", rc);
 
     while (av_fifo_peek(st->pending, &head, 1, 0) >= 0 &&
            (head.index < 0 || !head.scored || all)) {
@@ -240,7 +267,7 @@ int vmaf_cuda_ff_stream_drain(AVFilterContext *ctx, VmafCudaStream *st, int all)
     return 0;
 }
 
-int vmaf_cuda_ff_stream_queue(VmafCudaStream *st, AVFrame *dist, AVFrame *ref, int64_t index,
+int ff_vmaf_cuda_stream_queue(VmafCudaStream *st, AVFrame *dist, AVFrame *ref, int64_t index,
                               int scored)
 {
     PendingFrame p = { .dist = dist, .ref = ref, .index = index, .scored = scored };
@@ -250,7 +277,7 @@ int vmaf_cuda_ff_stream_queue(VmafCudaStream *st, AVFrame *dist, AVFrame *ref, i
     return ret;
 }
 
-int vmaf_cuda_ff_stream_flush(AVFilterContext *ctx, VmafCudaStream *st)
+int ff_vmaf_cuda_stream_flush(AVFilterContext *ctx, VmafCudaStream *st)
 {
     int rc;
 
@@ -258,7 +285,7 @@ int vmaf_cuda_ff_stream_flush(AVFilterContext *ctx, VmafCudaStream *st)
         st->flushed = 1;
         st->t_flush = av_gettime_relative();
         if ((rc = vmaf_cuda_flush(st->session)) < 0)
-            return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+            return ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_flush", rc);
     }
     return 0;
 }
@@ -268,7 +295,7 @@ static int64_t frames_output(AVFilterContext *ctx, VmafCudaStream *st)
 {
     int64_t n = st->nb_out_indexed, idx;
 
-    vmaf_cuda_ff_stream_update_out_index(ctx, st);
+    ff_vmaf_cuda_stream_update_out_index(ctx, st);
     for (size_t i = 0; st->out_index && av_fifo_peek(st->out_index, &idx, 1, i) >= 0; i++)
         n -= idx >= 0;
     return n;
@@ -294,7 +321,7 @@ static int output_reaches(AVFilterContext *ctx, unsigned out, const char *sink)
     return 0;
 }
 
-int vmaf_cuda_ff_stream_output_closed(AVFilterContext *ctx, VmafCudaStream *st,
+int ff_vmaf_cuda_stream_output_closed(AVFilterContext *ctx, VmafCudaStream *st,
                                       const char *sink, int64_t last)
 {
     if (!output_reaches(ctx, st->out, sink))
@@ -309,7 +336,7 @@ int vmaf_cuda_ff_stream_output_closed(AVFilterContext *ctx, VmafCudaStream *st,
  *  Returns an AVERROR when output was lost. */
 static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
 {
-    VmafCudaContext *s = ctx->priv;
+    const VmafCudaOutputOptions *o = st->opt;
     const char *pre = st->prefix;
     int64_t output = st->taken >= 0 ? FFMIN(st->taken, st->nb_sent) : frames_output(ctx, st);
     int ret = st->output_error;
@@ -321,7 +348,7 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
         av_log(ctx, AV_LOG_VERBOSE, "%s%"PRId64" of the %"PRId64" frames sent were output: "
                "the log and the score cover those\n", pre, output, st->nb_sent);
         rc = vmaf_cuda_truncate(st->session, (unsigned)output);
-        if (rc == VMAF_CUDA_ESTATE && !s->keep_history) {
+        if (rc == VMAF_CUDA_ESTATE && !o->keep_history) {
             /* no history (no whole-stream log, no percentile pool): the session cannot
              * drop the frames that were not output */
             av_log(ctx, AV_LOG_WARNING, "%sthe VMAF score covers all %"PRId64" frames scored, "
@@ -330,34 +357,33 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
                    st->nb_sent - output);
             output = st->nb_sent;
         } else if (rc < 0) {
-            return vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
+            return ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
         }
     }
     if (!output) {
         av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "
                "score\n", pre, st->log_path ? " file" : "");
-        if (!s->ndjson)
-            vmaf_cuda_ff_no_log(ctx, pre, st->log_path);
+        if (!o->ndjson)
+            ff_vmaf_cuda_no_log(ctx, pre, st->log_path);
         return AVERROR(EINVAL);
     }
     if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
         ret = ret ? ret : AVERROR(EIO);
     }
-    if (st->log_path && !s->ndjson) {
+    if (st->log_path && !o->ndjson) {
         double secs = (st->t_flush - st->t_first_send) / 1e6;
         double fps = secs > 0 ? st->nb_sent / secs : NAN;
-        rc = vmaf_cuda_write_log(st->session, st->log_path, s->log_format, s->precision, fps);
+        rc = vmaf_cuda_write_log(st->session, st->log_path, o->log_format, o->precision, fps);
         if (rc < 0) {
-            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
+            int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_write_log", rc);
             ret = ret ? ret : err;
         }
     }
-    for (unsigned i = 0; i < s->nb_models; i++) {
-        rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i),
-                              s->pool_method, &score);
+    for (unsigned i = 0; i < st->nb_models; i++) {
+        rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i), o->pool, &score);
         if (rc < 0) {
-            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+            int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
             ret = ret ? ret : err;
         } else {
             av_log(ctx, AV_LOG_INFO, "%sVMAF score: %f\n", pre, score);
@@ -365,7 +391,7 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
     }
     /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
      * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
-    for (unsigned i = 0; i < s->nb_models; i++) {
+    for (unsigned i = 0; i < st->nb_models; i++) {
         static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev" };
         const char *name = vmaf_cuda_model_name(st->session, i);
         double v[4];
@@ -375,12 +401,12 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
             continue;
         for (k = 0; k < 4; k++) {
             snprintf(key, sizeof(key), "%s%s", name, suffix[k]);
-            rc = vmaf_cuda_pooled(st->session, key, s->pool_method, &v[k]);
+            rc = vmaf_cuda_pooled(st->session, key, o->pool, &v[k]);
             if (rc < 0)
                 break;
         }
         if (rc < 0) {
-            int err = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
+            int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
             ret = ret ? ret : err;
         } else {
             av_log(ctx, AV_LOG_INFO, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n",
@@ -390,7 +416,7 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
     return ret;
 }
 
-int vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
+int ff_vmaf_cuda_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
 {
     int rc;
 
@@ -403,7 +429,7 @@ int vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
         st->flushed = 1;
         st->t_flush = av_gettime_relative();
         if ((rc = vmaf_cuda_flush(st->session)) < 0)
-            return st->results_ret = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_flush", rc);
+            return st->results_ret = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_flush", rc);
     }
     /* collect the remaining scores (the output is closed: nothing is sent on) */
     for (;;) {
@@ -414,6 +440,6 @@ int vmaf_cuda_ff_stream_results(AVFilterContext *ctx, VmafCudaStream *st)
         st->nb_scored++;
     }
     if (rc != VMAF_CUDA_EOF && rc != VMAF_CUDA_EAGAIN)
-        return st->results_ret = vmaf_cuda_ff_stream_error(ctx, st, "vmaf_cuda_receive", rc);
+        return st->results_ret = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_receive", rc);
     return st->results_ret = write_results(ctx, st);
 }

@@ -55,23 +55,31 @@ done
 [ -f "$src/libavfilter/allfilters.c" ] && [ -f "$src/configure" ] ||
     die "'$src' is not an FFmpeg source tree (no configure or libavfilter/allfilters.c)"
 
-# The filter source: repository file -> name inside libavfilter/.
+# The filter source: every file of filter/ goes into libavfilter/ under its own name,
+# compat.h as vf_vmaf_cuda_compat.h; its objects are the vmaf_cuda line of the Makefile.
+filter_objects() {
+    local f objs=""
+    for f in "$repo_root"/filter/*.c; do objs="$objs $(basename "${f%.c}").o"; done
+    echo "${objs# } framesync.o"
+}
+
 copy_filter_files() {
-    local pair from to
-    for pair in "filter/vf_vmaf_cuda.c:vf_vmaf_cuda.c" "filter/vmaf_cuda_pairing.c:vmaf_cuda_pairing.c" \
-                "filter/vmaf_cuda_pairing.h:vmaf_cuda_pairing.h" "filter/vmaf_cuda_picture.c:vmaf_cuda_picture.c" \
-                "filter/vmaf_cuda_picture.h:vmaf_cuda_picture.h" "filter/vmaf_cuda_live.c:vmaf_cuda_live.c" \
-                "filter/vmaf_cuda_live_log.c:vmaf_cuda_live_log.c" "filter/vmaf_cuda_live.h:vmaf_cuda_live.h" \
-                "filter/vmaf_cuda_live_ff.c:vmaf_cuda_live_ff.c" "filter/vmaf_cuda_live_ff.h:vmaf_cuda_live_ff.h" \
-                "filter/vmaf_cuda_filter.h:vmaf_cuda_filter.h" "filter/vmaf_cuda_ladder.c:vmaf_cuda_ladder.c" \
-                "filter/vmaf_cuda_stream.c:vmaf_cuda_stream.c" \
-                "filter/compat.h:vf_vmaf_cuda_compat.h"; do
-        from="$repo_root/${pair%%:*}"
-        to="$src/libavfilter/${pair#*:}"
-        [ -f "$from" ] || die "missing $from"
+    local from to
+    for from in "$repo_root"/filter/*.[ch]; do
+        to="$src/libavfilter/$(basename "$from")"
+        [ "$(basename "$from")" = compat.h ] && to="$src/libavfilter/vf_vmaf_cuda_compat.h"
         # copy only what changed, so make rebuilds only what depends on it
         cmp -s "$from" "$to" || cp "$from" "$to"
     done
+    # the Makefile line lists exactly the filter's objects (a tree wired by an older
+    # version gets the files added since and loses the ones removed)
+    local mk="$src/libavfilter/Makefile" want
+    want="OBJS-\$(CONFIG_VMAF_CUDA_FILTER)              += $(filter_objects)"
+    if grep -q '^OBJS-$(CONFIG_VMAF_CUDA_FILTER) ' "$mk" && ! grep -qxF "$want" "$mk"; then
+        awk -v want="$want" 'index($0, "OBJS-$(CONFIG_VMAF_CUDA_FILTER) ") == 1 { print want; next }
+                             { print }' "$mk" > "$mk.vmaf_cuda" && mv "$mk.vmaf_cuda" "$mk" ||
+            die "cannot set the vmaf_cuda line of $mk"
+    fi
 }
 
 if [ "$files_only" = 1 ]; then
@@ -122,17 +130,6 @@ fi
 
 if grep -q 'ff_vf_vmaf_cuda' "$src/libavfilter/allfilters.c"; then
     log "FFmpeg $release already has the vmaf_cuda wiring; refreshing the filter source"
-    # a tree wired before some filter source existed: add their objects to the filter's line
-    mk="$src/libavfilter/Makefile"
-    for obj in vmaf_cuda_picture.o vmaf_cuda_live.o vmaf_cuda_live_log.o vmaf_cuda_live_ff.o vmaf_cuda_ladder.o \
-               vmaf_cuda_stream.o; do
-        if grep -q '^OBJS-$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o' "$mk" &&
-           ! grep -q "${obj//./\\.}" "$mk"; then
-            sed -i "s/^\(OBJS-\$(CONFIG_VMAF_CUDA_FILTER) .*vmaf_cuda_pairing\.o\)/\1 $obj/" "$mk" ||
-                die "cannot add $obj to $mk"
-            log "added $obj to the vmaf_cuda line of libavfilter/Makefile"
-        fi
-    done
 else
     patch -d "$src" -p1 --forward --dry-run --silent < "$patch_file" > /dev/null ||
         die "$(basename "$patch_file") does not apply to '$src' (FFmpeg $release; a modified tree?)"

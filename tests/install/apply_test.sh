@@ -30,6 +30,10 @@ mk_tree() { # dir: copy of the wired files of $src, un-patched
     cp "$src/libavfilter/Makefile" "$src/libavfilter/allfilters.c" "$src/libavfilter/avfilter.c" \
        "$1/libavfilter/"
     for f in $sched_files; do cp "$src/$f" "$1/$f"; done
+    # (apply.sh set the filter's Makefile line to its objects; the patch has the short one)
+    want=$(grep '^+OBJS-$(CONFIG_VMAF_CUDA_FILTER) ' "$patch_file" | cut -c2-)
+    awk -v want="$want" 'index($0, "OBJS-$(CONFIG_VMAF_CUDA_FILTER) ") == 1 { print want; next }
+                         { print }' "$1/libavfilter/Makefile" > "$1/mk" && mv "$1/mk" "$1/libavfilter/Makefile"
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$patch_file"
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$sched_file"
     patch -d "$1" -p1 -R --silent --no-backup-if-mismatch < "$integration_file"
@@ -40,11 +44,8 @@ mk_tree "$t"
 out=$(bash "$repo/patches/apply.sh" "$t" 2>&1); rc=$?
 echo "$out" | sed 's/^/     /'
 check "apply.sh on FFmpeg $release succeeds" $rc
-for f in configure libavfilter/Makefile libavfilter/allfilters.c libavfilter/vf_vmaf_cuda.c \
-         libavfilter/vmaf_cuda_pairing.c libavfilter/vmaf_cuda_pairing.h libavfilter/vmaf_cuda_picture.c \
-         libavfilter/vmaf_cuda_picture.h libavfilter/vmaf_cuda_live.c \
-         libavfilter/vmaf_cuda_live_log.c libavfilter/vmaf_cuda_live.h libavfilter/vmaf_cuda_live_ff.c \
-         libavfilter/vmaf_cuda_live_ff.h libavfilter/vmaf_cuda_filter.h libavfilter/vmaf_cuda_ladder.c \
+filter_files=$(cd "$repo/filter" && ls *.c *.h | grep -v '^compat\.h$' | sed 's|^|libavfilter/|')
+for f in configure libavfilter/Makefile libavfilter/allfilters.c $filter_files \
          libavfilter/vf_vmaf_cuda_compat.h libavfilter/avfilter.c $sched_files; do
     cmp -s "$t/$f" "$src/$f"; check "$f equals build-ffmpeg.sh's tree" $?
 done
