@@ -453,7 +453,8 @@ def t_err_log_fmt(r):
 
 def t_err_log_path(r):
     return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cpu:log_path=%s"
-                      % r.tmp("no_such_dir/log.xml"), "cannot write the log file")
+                      % r.tmp("no_such_dir/log.xml"), "cannot write the log \"%s\": No such "
+                      "file or directory" % r.tmp("no_such_dir/log.xml"))
 
 
 def t_err_tiny(r):
