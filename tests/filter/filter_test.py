@@ -53,16 +53,19 @@ REQUIRED_NEG = ["integer_adm2_egl_1", "integer_vif_scale0_egl_1", "integer_vif_s
 
 
 def run_tests(r, tests, prefix, workdir, keep):
-    """Runs each test function t(r): PASS with what it returns, SKIP when it returns None or
-    raises parity_cases.Skip, FAIL on TestFailure or an error of its own (named). Removes
-    `workdir` afterwards unless `keep` or a test failed. Returns the exit status (0, 1)."""
+    """Runs each test function t(r): PASS with what it returns (what it checked), SKIP
+    when it raises parity_cases.Skip (with the reason), FAIL on TestFailure, an error of
+    its own (named), or when it returns nothing (a test that says nothing checked
+    nothing). Removes `workdir` afterwards unless `keep` or a test failed. Returns the
+    exit status (0, 1)."""
     passed = failed = skipped = 0
     for t in tests:
         name = prefix + t.__name__[2:]
+        skipped_now = False
         try:
             info = t(r)
         except parity_cases.Skip as e:
-            info = None
+            info, skipped_now = None, True
             print("  (%s)" % e)
         except TestFailure as e:
             failed += 1
@@ -73,9 +76,12 @@ def run_tests(r, tests, prefix, workdir, keep):
             failed += 1
             print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
             continue
-        if info is None:
+        if info is None and skipped_now:
             skipped += 1
             print("SKIP %s" % name, flush=True)
+        elif info is None:
+            failed += 1
+            print("FAIL %s: the test returned nothing (what did it check?)" % name, flush=True)
         else:
             passed += 1
             print("PASS %s: %s" % (name, info), flush=True)
@@ -464,7 +470,7 @@ def t_err_tiny(r):
 
 def t_err_no_device(r):
     if has_cuda_device():
-        return None  # a device exists: backend=cuda is valid here
+        raise parity_cases.Skip("a device exists: backend=cuda is valid here")
     return error_case(r, "[0:v][1:v]vmaf_cuda=backend=cuda", "cannot open the VMAF session")
 
 
@@ -565,11 +571,7 @@ def parity(case, hw=False):
     def t(r):
         if not hasattr(r, "clips"):
             r.clips = parity_cases.Clips(r, r.clip_ffmpeg)
-        try:
-            return case(r, r.clips, hw=hw)
-        except parity_cases.Skip as e:
-            print("  (%s)" % e)
-            return None
+        return case(r, r.clips, hw=hw)
     t.__name__ = "t_%s%s" % ("gpu_" if hw else "", case.__name__[len("case_"):])
     return t
 

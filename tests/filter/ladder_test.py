@@ -488,8 +488,7 @@ def t_valgrind(r):
     -frames:v) under valgrind: no invalid access, nothing lost."""
     vg = shutil.which("valgrind")
     if not vg or r.hw:
-        print("  (%s)" % ("no valgrind" if not vg else "not with --gpu"))
-        return None
+        raise parity_cases.Skip("no valgrind" if not vg else "not with --gpu")
     c = r.clips
     dists = [c.get("dist20.mp4"), c.get("dist45.mp4"), c.get("dist.mp4")]
     graph = ("[0:v][1:v][2:v][3:v]vmaf_cuda=renditions=3:backend=cpu:log_fmt=json:log_path=%s:"

@@ -571,27 +571,7 @@ def main():
     r.upload_device = []
     r.upload_graph = "[0:v][1:v]"
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
-    passed = failed = 0
-    for t in tests:
-        name = t.__name__[2:]
-        try:
-            info = t(r)
-        except TestFailure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e), flush=True)
-            continue
-        except (OSError, ValueError, KeyError, TypeError, subprocess.SubprocessError) as e:
-            failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e), flush=True)
-            continue
-        passed += 1
-        print("PASS %s: %s" % (name, info), flush=True)
-    if not a.workdir and not failed:
-        shutil.rmtree(workdir, ignore_errors=True)
-    elif failed:
-        print("outputs kept in %s" % workdir)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return ft.run_tests(r, tests, "", workdir, keep=bool(a.workdir))
 
 
 if __name__ == "__main__":
