@@ -237,12 +237,22 @@ bool VideoReader::read(std::vector<std::uint8_t>& frame) {
                              "no end of line, and no picture (got 0 of " +
                              std::to_string(fmt_.frame_bytes()) + " bytes)");
     }
-    frame.resize(fmt_.frame_bytes());
-    const std::size_t got = fill(frame.data(), frame.size());
+    // The buffer grows with the data read (at most 64 MiB ahead of it): a header that
+    // claims a huge frame costs memory only when the file really holds that much.
+    const std::size_t want = fmt_.frame_bytes();
+    constexpr std::size_t kStep = std::size_t(64) << 20;
+    std::size_t got = 0;
+    frame.resize(std::min(want, kStep));
+    for (;;) {
+        const std::size_t n = fill(frame.data() + got, frame.size() - got);
+        got += n;
+        if (got < frame.size() || frame.size() == want) break;
+        frame.resize(std::min(want, frame.size() + kStep));
+    }
     if (got == 0 && !y4m_) return false;
-    if (got != frame.size())
+    if (got != want)
         throw InputError("'" + path_ + "' is truncated: " + frame_n + " is incomplete (got " +
-                         std::to_string(got) + " of " + std::to_string(frame.size()) + " bytes)");
+                         std::to_string(got) + " of " + std::to_string(want) + " bytes)");
     check_range(frame);
     ++frames_read_;
     return true;
