@@ -45,7 +45,8 @@ def filter_help(ffmpeg):
     if start is None:
         sys.exit("gen_docs.py: no 'vmaf_cuda AVOptions' in `ffmpeg -h filter=vmaf_cuda`")
     keep = [l.rstrip() for l in lines[start:] if l.strip()
-            and not l.startswith("This filter has support for timeline")]
+            and not l.startswith("This filter has support for timeline")
+            and not l.startswith("Exiting with exit code")]
     return "```\n" + "\n".join(keep) + "\n```\n"
 
 
