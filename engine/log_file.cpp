@@ -67,17 +67,30 @@ bool is_descriptor_name(const std::string& path) {
 
 } // namespace
 
+bool descriptor_name(const std::string& path, int* fd) {
+    if (!is_descriptor_name(path)) return false;
+    const std::string n = path == "-" ? "1" : path.substr(5);
+    long v = n.empty() ? 1 : -1;
+    if (!n.empty() && n.size() <= 9 && n.find_first_not_of("0123456789") == std::string::npos)
+        v = std::stol(n);
+    if (fd) *fd = int(v);
+    return true;
+}
+
+bool is_stream(const std::string& path) {
+    if (is_descriptor_name(path)) return true;
+    struct stat st {};
+    return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 LogTarget log_target(const std::string& path, int* fd) {
     if (path.empty()) throw Error(VMAF_CUDA_EIO, "cannot write the log: the path is empty");
-    if (is_descriptor_name(path)) {
-        const std::string n = path == "-" ? "1" : path.substr(5);
-        long v = n.empty() ? 1 : -1;
-        if (!n.empty() && n.size() <= 9 && n.find_first_not_of("0123456789") == std::string::npos)
-            v = std::stol(n);
-        if (v < 0)
+    int d = -1;
+    if (descriptor_name(path, &d)) {
+        if (d < 0)
             throw Error(VMAF_CUDA_EIO, "cannot write the log \"" + path +
                                            "\": pipe:N needs a file descriptor number N");
-        if (fd) *fd = int(v);
+        if (fd) *fd = d;
         return LogTarget::descriptor;
     }
     struct stat st {};
@@ -144,6 +157,45 @@ bool remove_stale_log(const std::string& path) {
         throw Error(VMAF_CUDA_EIO, "cannot remove the older log \"" + path +
                                        "\": " + std::strerror(errno));
     return true;
+}
+
+LineLog::~LineLog() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void LineLog::write_line(std::string line) {
+    if (fd_ < 0) {
+        int d = -1;
+        if (descriptor_name(path_, &d)) {
+            fd_ = d >= 0 ? ::fcntl(d, F_DUPFD_CLOEXEC, 0) : -1;
+            if (d < 0) errno = EBADF;
+        } else {
+            fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        }
+        if (fd_ < 0)
+            throw Error(VMAF_CUDA_EIO, "cannot open the " + what_ + " '" + path_ + "': " +
+                                           std::strerror(errno));
+    }
+    line += '\n';
+    const off_t pos = ::lseek(fd_, 0, SEEK_CUR); // -1 for a pipe
+    if (!write_all(fd_, line)) {
+        const int e = errno;
+        // a regular file keeps whole lines only: cut the part of this one that was written
+        if (pos >= 0) (void)!::ftruncate(fd_, pos);
+        throw Error(VMAF_CUDA_EIO, "writing the " + what_ + " '" + path_ + "' failed: " +
+                                       std::strerror(e) +
+                                       "; it holds the lines before this one, and no further "
+                                       "lines are written");
+    }
+}
+
+void LineLog::close() {
+    if (fd_ < 0) return;
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0)
+        throw Error(VMAF_CUDA_EIO, "closing the " + what_ + " '" + path_ + "' failed: " +
+                                       std::strerror(errno));
 }
 
 } // namespace vmaf_cuda::engine

@@ -17,8 +17,18 @@
 /// temporary name.
 
 #include <string>
+#include <utility>
 
 namespace vmaf_cuda::engine {
+
+/// Whether `path` names a file descriptor: "-" and "pipe:" (1), "pipe:N" (N). *fd gets
+/// the descriptor, or -1 when N is not a number.
+bool descriptor_name(const std::string& path, int* fd = nullptr);
+
+/// Whether `path` is a stream rather than a file to be written whole: a descriptor name,
+/// or an existing FIFO (opening one for writing waits for its reader, so it is not probed
+/// before the first line).
+bool is_stream(const std::string& path);
 
 /// How a log path is written (see the file comment).
 enum class LogTarget {
@@ -48,5 +58,33 @@ void check_log_path(const std::string& path);
 /// (nothing there, a link, a device, a descriptor name) is left alone. Throws
 /// Error(VMAF_CUDA_EIO) when the file exists and cannot be removed.
 bool remove_stale_log(const std::string& path);
+
+/// A log written line by line as it goes (the NDJSON stream of live QA), for a reader that
+/// follows it: never written under a temporary name. Opened at the first line: a
+/// descriptor name writes to a duplicate of its descriptor; any other path is created or
+/// truncated and written through (a FIFO waits for its reader then). Each line goes out
+/// whole in write(2) calls of its own, nothing buffered; when a write fails half-way on a
+/// regular file (a full disk), the file is cut back to the lines before, so it only ever
+/// holds whole lines.
+class LineLog {
+public:
+    /// `what` names the log in messages, e.g. "NDJSON log".
+    LineLog(std::string path, std::string what) : path_(std::move(path)), what_(std::move(what)) {}
+    ~LineLog();
+    LineLog(const LineLog&) = delete;
+    LineLog& operator=(const LineLog&) = delete;
+
+    /// Writes `line` and '\n' (opening the log first). Throws Error(VMAF_CUDA_EIO):
+    /// "cannot open the WHAT 'PATH': REASON" or "writing the WHAT 'PATH' failed: REASON;
+    /// it holds the lines before this one, and no further lines are written".
+    void write_line(std::string line);
+    /// Closes it (when open). Throws Error(VMAF_CUDA_EIO) "closing the WHAT 'PATH' failed: ...".
+    void close();
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_, what_;
+    int fd_ = -1;
+};
 
 } // namespace vmaf_cuda::engine

@@ -55,7 +55,6 @@ std::string json_value(double v, int precision) {
     return finite(v) ? format_value(v, precision) : std::string("null");
 }
 
-std::string json_string(const std::string& s) { return nlohmann::json(s).dump(); }
 
 std::string xml_escape(const std::string& s) {
     std::string o;
@@ -201,6 +200,72 @@ std::string format_value(double v, int precision) {
                                           " is invalid (1..17, or -1 for round-trip)");
     return leading_zeros(v) <= precision ? fixed(v, precision)
                                          : fixed(v, std::max(precision, 16));
+}
+
+std::string format_fixed(double v, int digits) { return fixed(v, digits); }
+
+std::string json_string(std::string_view s) {
+    try {
+        return nlohmann::json(std::string(s)).dump();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(VMAF_CUDA_EINVAL, "a name that is not UTF-8 cannot be written as JSON (" +
+                                          std::string(e.what()) + ")");
+    }
+}
+
+void JsonLine::clear() {
+    s_ = "{";
+    first_.assign(1, true);
+}
+
+void JsonLine::key(std::string_view k) {
+    if (first_.empty()) clear();
+    if (!first_.back()) s_ += ',';
+    first_.back() = false;
+    s_ += json_string(k);
+    s_ += ':';
+}
+
+void JsonLine::begin_object(std::string_view k) {
+    key(k);
+    s_ += '{';
+    first_.push_back(true);
+}
+
+void JsonLine::end_object() {
+    if (first_.size() > 1) {
+        s_ += '}';
+        first_.pop_back();
+    }
+}
+
+void JsonLine::number(std::string_view k, double v) {
+    key(k);
+    s_ += json_value(v, precision_);
+}
+
+void JsonLine::count(std::string_view k, unsigned long long v) {
+    key(k);
+    s_ += std::to_string(v);
+}
+
+void JsonLine::string(std::string_view k, std::string_view v) {
+    key(k);
+    s_ += json_string(v);
+}
+
+void JsonLine::raw(std::string_view k, std::string_view json) {
+    key(k);
+    s_ += json;
+}
+
+const std::string& JsonLine::text() {
+    if (first_.empty()) clear();
+    while (!first_.empty()) {
+        s_ += '}';
+        first_.pop_back();
+    }
+    return s_;
 }
 
 std::string format_log(LogFormat fmt, const LogTable& t) {

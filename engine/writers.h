@@ -7,6 +7,7 @@
 #include <array>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,5 +61,39 @@ void write_log_file(const std::string& path, LogFormat fmt, const LogTable& t);
 
 /// One value as the logs print it with `precision` (see LogTable::precision).
 std::string format_value(double v, int precision);
+
+/// printf's "%.<digits>f" in the C locale, whatever the process locale.
+std::string format_fixed(double v, int digits);
+
+/// The JSON text of a string, as the JSON log writes names (nlohmann-json: quotes and
+/// escapes). Throws Error(VMAF_CUDA_EINVAL) for a string that is not UTF-8.
+std::string json_string(std::string_view s);
+
+/// A JSON object on one line (live QA: the NDJSON lines, the SEI payload), its values
+/// written as the JSON log writes them: names through json_string(), numbers by
+/// format_value() with the precision given and null when not finite (JSON has no NaN).
+/// nlohmann-json prints a double by its shortest round trip, not by libvmaf's rule, so
+/// the numbers are placed here; commas and braces are placed by the nesting.
+class JsonLine {
+public:
+    explicit JsonLine(int precision) : precision_(precision) {}
+    /// Starts a new object, dropping what was there.
+    void clear();
+    /// "key":{ ... until end_object().
+    void begin_object(std::string_view key);
+    void end_object();
+    void number(std::string_view key, double v);        ///< as the JSON log
+    void count(std::string_view key, unsigned long long v); ///< an integer
+    void string(std::string_view key, std::string_view v);
+    void raw(std::string_view key, std::string_view json); ///< JSON text as given
+    /// The text, every object closed.
+    const std::string& text();
+
+private:
+    void key(std::string_view k);
+    int precision_;
+    std::string s_;
+    std::vector<bool> first_; ///< per open object: no member yet
+};
 
 } // namespace vmaf_cuda::engine
