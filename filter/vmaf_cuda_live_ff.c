@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /**
  * @file
- * The FFmpeg side of vmaf_cuda's live QA (vmaf_cuda_live_ff.h).
+ * The FFmpeg side of vmaf_cuda's live QA (vmaf_cuda_live_ff.h): a thin adapter to the
+ * library's vmaf_cuda_live_*().
  */
 
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "libavutil/dict.h"
 #include "libavutil/error.h"
 #include "libavutil/log.h"
-#include "libavutil/macros.h"
+#include "libavutil/mem.h"
 
 #include "filters.h"
 
@@ -17,10 +18,7 @@
 
 int vmaf_cuda_live_ff_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o)
 {
-    size_t frames;
-    double seconds;
-
-    if (o->window && vmaf_live_parse_window(o->window, &frames, &seconds) < 0) {
+    if (o->window && vmaf_cuda_parse_window(o->window, NULL, NULL) < 0) {
         av_log(ctx, AV_LOG_ERROR, "window '%s' is neither a number of frames (window=50) nor "
                "a duration (window=2s, window=500ms)\n", o->window);
         return AVERROR(EINVAL);
@@ -42,23 +40,25 @@ int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
                            VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out)
 {
     FilterLink *ol = ff_filter_link(outlink);
-    const char *names[64];
-    unsigned nb_models = vmaf_cuda_model_count(vs);
-    VmafCudaLiveConfig cfg = {
-        .window = o->window, .window_log = (unsigned)o->window_log, .sei = o->sei,
-        .ndjson_path = o->ndjson ? o->log_path : NULL, .precision = o->precision,
-        .pool = o->pool, .tb_num = outlink->time_base.num, .tb_den = outlink->time_base.den,
-        .fr_num = ol->frame_rate.num, .fr_den = ol->frame_rate.den, .model_names = names,
-        .nb_models = FFMIN(nb_models, FF_ARRAY_ELEMS(names)),
-    };
+    VmafCudaLiveSettings s;
     char err[512] = "";
 
     *out = NULL;
     if (!o->window && !o->ndjson && !o->sei)
         return 0;
-    for (unsigned i = 0; i < cfg.nb_models; i++)
-        names[i] = vmaf_cuda_model_name(vs, i);
-    if (vmaf_cuda_live_open(out, &cfg, err, sizeof(err)) < 0) {
+    vmaf_cuda_live_default_settings(&s);
+    s.window = o->window;
+    s.window_log = (unsigned)o->window_log;
+    s.sei = o->sei;
+    s.ndjson_path = o->ndjson ? o->log_path : NULL;
+    s.precision = o->precision;
+    s.pool = (enum VmafCudaPool)o->pool;
+    s.tb_num = outlink->time_base.num;
+    s.tb_den = outlink->time_base.den;
+    s.fr_num = ol->frame_rate.num;
+    s.fr_den = ol->frame_rate.den;
+    s.key_prefix = "lavfi.vmaf.";
+    if (vmaf_cuda_live_open(out, vs, &s, err, sizeof(err)) < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s\n", err);
         return AVERROR(EINVAL);
     }
@@ -71,13 +71,13 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
     VmafCudaLiveFrame lf;
     int ret = vmaf_cuda_live_frame(l, fs, frame->pts, frame->pts != AV_NOPTS_VALUE, &lf);
 
-    if (ret == VMAF_LIVE_EOUTPUT) {
+    if (ret == VMAF_CUDA_EIO) {
         /* the stream goes on without its log (e.g. the reader of a pipe went away, a
          * full disk), and the run ends with an error status */
         av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
     } else if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
-        return AVERROR(ENOMEM);
+        return ret == VMAF_CUDA_ENOMEM ? AVERROR(ENOMEM) : AVERROR_EXTERNAL;
     }
     for (size_t i = 0; i < lf.nb_meta; i++)
         av_dict_set(&frame->metadata, lf.meta_keys[i], lf.meta_values[i], 0);
@@ -88,5 +88,26 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
             return AVERROR(ENOMEM);
         memcpy(sd->data, lf.sei, lf.sei_size);
     }
-    return ret == VMAF_LIVE_EOUTPUT;
+    return ret == VMAF_CUDA_EIO;
+}
+
+int vmaf_cuda_live_ff_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
+                              const char *prefix)
+{
+    int len = vmaf_cuda_summary(vs, (enum VmafCudaPool)pool, prefix, NULL, 0);
+    char *text, *line, *end;
+
+    if (len < 0)
+        return len;
+    if (!(text = av_malloc(len + 1)))
+        return VMAF_CUDA_ENOMEM;
+    vmaf_cuda_summary(vs, (enum VmafCudaPool)pool, prefix, text, len + 1);
+    /* one av_log per line, so that each carries the filter's name */
+    for (line = text; *line; line = end + 1) {
+        if (!(end = strchr(line, '\n')))
+            break;
+        av_log(ctx, AV_LOG_INFO, "%.*s\n", (int)(end - line), line);
+    }
+    av_free(text);
+    return 0;
 }

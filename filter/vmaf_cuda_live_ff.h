@@ -1,20 +1,33 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 /**
  * @file
- * The FFmpeg side of vmaf_cuda's live QA (vmaf_cuda_live.h): option checks with
- * messages, the live state from the output link, and moving a frame's results onto the
- * AVFrame (lavfi.vmaf.window.* metadata, SEI user data unregistered side data).
+ * The FFmpeg side of vmaf_cuda's live QA, whose windows, NDJSON stream, SEI payload and
+ * score lines the library computes (vmaf_cuda.h, vmaf_cuda_live_*()): option checks with
+ * messages naming the filter's options, the live state from the output link, and moving
+ * a frame's results onto the AVFrame (lavfi.vmaf.window.* metadata, SEI user data
+ * unregistered side data).
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
 #ifndef VMAF_CUDA_LIVE_FF_H
 #define VMAF_CUDA_LIVE_FF_H
 
+#include <vmaf_cuda.h>
+
 #include "libavutil/frame.h"
 
 #include "avfilter.h"
 
-#include "vmaf_cuda_live.h"
+/* The filter's names for the library's pool functions (vf_vmaf_cuda.c uses them). */
+#define VMAF_LIVE_POOL_NAMES VMAF_CUDA_POOL_NAMES
+static inline int vmaf_live_parse_pool(const char *name)
+{
+    return vmaf_cuda_pool_from_name(name);
+}
+static inline unsigned vmaf_live_pool_percentile(int pool)
+{
+    return vmaf_cuda_pool_percentile(pool);
+}
 
 /** The filter options live QA reads. */
 typedef struct VmafCudaLiveOptions {
@@ -41,5 +54,13 @@ int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
  *  of memory. */
 int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs);
+
+/** At the end: the library's score lines (vmaf_cuda_summary(): "VMAF score: X" per model,
+ *  then "NAME: B, ci.p95: [LO, HI], stddev: S" per bootstrap collection, pooled with
+ *  `pool`), each logged at AV_LOG_INFO with `prefix` (e.g. "rendition 2: "). Returns 0,
+ *  or a VmafCudaStatus (< 0; nothing logged: the message is vmaf_cuda_error_message(vs),
+ *  VMAF_CUDA_ENOMEM when the text could not be allocated). */
+int vmaf_cuda_live_ff_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
+                              const char *prefix);
 
 #endif /* VMAF_CUDA_LIVE_FF_H */

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 5
+#define VMAF_CUDA_API_VERSION 6
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -435,6 +435,202 @@ const char *vmaf_cuda_version(void);
  *  compute_120" (machine code per SM architecture; PTX is compiled by the driver on newer
  *  GPUs); "" when the library was built without its CUDA backend. */
 const char *vmaf_cuda_cuda_archs(void);
+
+/* ---- Pool names, the end-of-stream summary (API 6) ---- */
+
+/** Every VmafCudaPool name, in enum order, for messages. */
+#define VMAF_CUDA_POOL_NAMES "mean, harmonic_mean, min, max, perc1, perc5, perc10"
+
+/** The VmafCudaPool called `name` (one of VMAF_CUDA_POOL_NAMES, exactly), or -1 (also
+ *  for NULL). */
+int vmaf_cuda_pool_from_name(const char *name);
+
+/** The name of a VmafCudaPool ("mean", "harmonic_mean", "min", "max", "perc1", "perc5",
+ *  "perc10"), or NULL when `pool` is not one. */
+const char *vmaf_cuda_pool_name(int pool);
+
+/** The percentile p of a percentile pool (VMAF_CUDA_POOL_PERC1/5/10: 1, 5, 10), else 0. */
+unsigned vmaf_cuda_pool_percentile(int pool);
+
+/**
+ * The end-of-stream score lines, as FFmpeg's libvmaf filter and libvmaf's `vmaf` print
+ * them (API 6): one "VMAF score: %f" line per model, in model order, pooled with `pool`;
+ * then for each bootstrap collection NAME (vmaf_cuda_model_bootstrap_count() > 0)
+ * "NAME: B, ci.p95: [LO, HI], stddev: S" (NAME_bagging, NAME_ci_p95_lo, NAME_ci_p95_hi,
+ * NAME_stddev pooled with `pool`). Every line starts with `prefix` (NULL: none; e.g.
+ * "rendition 2: ") and ends with '\n'; numbers are printf's "%f" in the C locale. No
+ * model (no_prediction): "". Like snprintf: writes at most `size` bytes into `buf`
+ * (NUL-terminated when size > 0; buf may be NULL when size is 0) and returns the length
+ * of the whole text, so a second call with a buffer of that length + 1 gets it all.
+ * Errors: those of vmaf_cuda_pooled() (EINVAL: no frame scored; ESTATE: a percentile pool
+ * without the per-frame history), with the session's message.
+ */
+int vmaf_cuda_summary(VmafCudaSession *vs, enum VmafCudaPool pool, const char *prefix,
+                      char *buf, size_t size);
+
+/* ---- Live QA (API 6): rolling windows, the NDJSON stream, the SEI payload ---- */
+
+/**
+ * Parses a window: "N" (the last N scored frames, 1..100000000) or a duration "Xs" /
+ * "Xms" (X a decimal number as strtod reads it, > 0: the scored frames whose time lies
+ * within the trailing X seconds / milliseconds). Returns 0 and sets exactly one of
+ * *frames and *seconds (the other 0; either pointer may be NULL), or VMAF_CUDA_EINVAL
+ * (NULL, "", "0", "2m", "2 s", "1e400s" ...).
+ */
+int vmaf_cuda_parse_window(const char *text, uint64_t *frames, double *seconds);
+
+/**
+ * Whether an NDJSON path is a stream rather than a file: "-", "pipe:", "pipe:N" (file
+ * descriptor N) or an existing named pipe (FIFO). Opening a FIFO for writing waits for
+ * its reader, so a caller should not probe it before the first frame (a regular path can
+ * be checked with vmaf_cuda_check_log_path()). 0 for NULL.
+ */
+int vmaf_cuda_live_path_is_stream(const char *path);
+
+/** The 16-byte UUID of the SEI user data unregistered message (H.264/HEVC) carrying a
+ *  frame's scores: 0f45043e-7bf6-415b-bbff-2b7dcf51213c. */
+#define VMAF_CUDA_LIVE_SEI_UUID                                                        \
+    { 0x0f, 0x45, 0x04, 0x3e, 0x7b, 0xf6, 0x41, 0x5b,                                  \
+      0xbb, 0xff, 0x2b, 0x7d, 0xcf, 0x51, 0x21, 0x3c }
+
+/** Live QA settings. Start from vmaf_cuda_live_default_settings(). */
+typedef struct VmafCudaLiveSettings {
+    /** Rolling window of each model's scores, vmaf_cuda_parse_window() syntax: "50" (the
+     *  last 50 scored frames) or "2s" / "500ms" (the scored frames whose time key lies
+     *  within the trailing duration, time keys from `pts`, so variable frame rates and
+     *  n_subsample are handled). NULL or "": no window (default). */
+    const char *window;
+    /** NDJSON: a "window" line after every window_log-th scored frame (needs `window`
+     *  and `ndjson_path`); 0: none (default). */
+    unsigned window_log;
+    /** Non-zero: each frame's SEI payload (VmafCudaLiveFrame.sei). Default 0. */
+    int sei;
+    /** The NDJSON stream, one JSON object per line, opened at the first line written:
+     *  "-" or "pipe:" (standard output), "pipe:N" (file descriptor N, duplicated), a
+     *  named pipe (its reader must be there by then), or a file (created or truncated,
+     *  written as it goes: never under a temporary name). NULL: none (default). */
+    const char *ndjson_path;
+    /** Digits of the numbers in the NDJSON lines and the SEI payload, as
+     *  vmaf_cuda_write_log(): 1..17, or -1 (max: %.17g). Default 6. */
+    int precision;
+    /** The pool= of the caller: VMAF_CUDA_POOL_MAX adds "max" to the window values, a
+     *  percentile pool adds "perc1" / "perc5" / "perc10" (nearest rank, as
+     *  vmaf_cuda_pooled()) to the window values and to the NDJSON pooled line. Default
+     *  VMAF_CUDA_POOL_MEAN. */
+    enum VmafCudaPool pool;
+    /** Time base of the pts given to vmaf_cuda_live_frame(): a tick is tb_num / tb_den
+     *  seconds (both > 0; default 1/1). */
+    int tb_num, tb_den;
+    /** Frame rate fr_num / fr_den (0/0: unknown, the default): a frame without pts takes
+     *  the previous frame's time key plus one frame period (one tick when unknown). */
+    int fr_num, fr_den;
+    /** Prepended to every metadata key (VmafCudaLiveFrame.meta_keys), e.g. "lavfi.vmaf."
+     *  for FFmpeg frame metadata. NULL: none (default). */
+    const char *key_prefix;
+} VmafCudaLiveSettings;
+
+/** Fills `s` with the defaults (no window, no NDJSON, no SEI, precision 6, pool MEAN,
+ *  time base 1/1, frame rate unknown). */
+void vmaf_cuda_live_default_settings(VmafCudaLiveSettings *s);
+
+/** Live QA over a session's scored frames, frame by frame in output order. */
+typedef struct VmafCudaLive VmafCudaLive;
+
+/**
+ * Opens the live state of session `vs` (its models name the windows; the session is not
+ * kept). Nothing is opened or written yet. The window values of a model, each a double:
+ *   frames        the number n of scored frames in the window;
+ *   min, max      the smallest / largest score, NaN ignored unless all are NaN;
+ *   mean          S / n, S the exact sum of the window's scores rounded once to double
+ *                 (what Python's math.fsum() returns; kept exact under additions and
+ *                 removals, so O(1) per frame and no drift over days; it can differ in the
+ *                 last bits from a left-to-right double sum, which vmaf_cuda_pooled() uses
+ *                 over the whole stream as libvmaf does);
+ *   harmonic_mean n / T - 1, T the same exact sum of 1.0 / (score + 1.0);
+ *   percN         (with a percentile pool) the score at rank max(1, ceil(N * n / 100)) of
+ *                 the window sorted ascending, NaN last (O(log n) per frame).
+ * A window holding NaN or an infinity has mean and harmonic_mean NaN or +-inf.
+ * Errors (message in err, at most err_size bytes): EINVAL (a bad window, window_log
+ * without a window or without ndjson_path, precision, time base, pool).
+ */
+int vmaf_cuda_live_open(VmafCudaLive **out, const VmafCudaSession *vs,
+                        const VmafCudaLiveSettings *s, char *err, size_t err_size);
+
+/** Whether the live state has work per frame: a window, an NDJSON stream or SEI. */
+int vmaf_cuda_live_active(const VmafCudaLive *l);
+
+/** What one scored frame carries out of vmaf_cuda_live_frame(); valid until the next call
+ *  on the live state. */
+typedef struct VmafCudaLiveFrame {
+    /** With a window: the window values as text, keys (with key_prefix) "window.frames",
+     *  "window.min", "window.mean", "window.harmonic_mean", then "window.max" (pool MAX)
+     *  or "window.percN" (a percentile pool), of the first model; with several models
+     *  also "window.MODEL.frames" ... for each model. frames in decimal, the others
+     *  "%.17g" (parsing gives the exact double; "nan" for NaN). 0 without a window. */
+    size_t nb_meta;
+    const char *const *meta_keys;
+    const char *const *meta_values;
+    /** With sei: the SEI payload, VMAF_CUDA_LIVE_SEI_UUID then UTF-8 JSON (no NUL):
+     *  {"frameNum":N,"scores":{"MODEL":V,...},"window":{"MODEL":{"frames":K,"min":...}}}
+     *  (window only with a window; numbers as the NDJSON lines). NULL without sei. */
+    const uint8_t *sei;
+    size_t sei_size;
+} VmafCudaLiveFrame;
+
+/**
+ * One scored frame, in output order (the frames vmaf_cuda_receive() returned, or those
+ * of them a caller passes on): updates each model's window, writes the frame's NDJSON
+ * line(s) and fills *out.
+ *
+ * `pts`: the frame's time in the settings' time base; has_pts = 0 when unknown (its time
+ * key is then the previous one plus one frame period). Time keys never go back: a pts
+ * below the previous one counts as the previous one.
+ *
+ * NDJSON lines (one JSON object each, '\n'-terminated, written at once):
+ *   {"type":"frame","frameNum":N,"pts_time":T,"metrics":{"integer_adm2":...,"vmaf":...}}
+ *   {"type":"window","frameNum":N,"pts_time":T,"window":{"vmaf":{"frames":K,"min":...,
+ *    "mean":...,"harmonic_mean":...}}}              (after every window_log-th frame)
+ * Names are the frame's (VmafCudaFrameScores.names, as the JSON log has them), numbers
+ * are printed as vmaf_cuda_write_log() prints them with `precision`, a NaN or infinity
+ * as null; pts_time is seconds ("%.6f") or null without pts.
+ *
+ * Returns 0; VMAF_CUDA_EIO when the NDJSON stream failed now (it cannot be opened or
+ * written, e.g. its reader went away or the disk is full: vmaf_cuda_live_error() says so,
+ * naming the path and the reason; *out is still filled, and no later line is written);
+ * VMAF_CUDA_ENOMEM; VMAF_CUDA_EINVAL (NULL argument, or names that are not UTF-8).
+ */
+int vmaf_cuda_live_frame(VmafCudaLive *l, const VmafCudaFrameScores *fs, int64_t pts,
+                         int has_pts, VmafCudaLiveFrame *out);
+
+/** A model's window values now, as vmaf_cuda_live_open() defines them. */
+typedef struct VmafCudaWindowStats {
+    uint64_t frames;      /**< scored frames in the window (0: empty, the values NaN) */
+    double min, max, mean, harmonic_mean;
+    double perc;          /**< the pool's percentile, NaN without a percentile pool */
+} VmafCudaWindowStats;
+
+/** The window values of model `model` (0-based, session model order) after the last
+ *  vmaf_cuda_live_frame(). Errors: EINVAL (no window, model out of range, NULL). */
+int vmaf_cuda_live_window(const VmafCudaLive *l, unsigned model, VmafCudaWindowStats *out);
+
+/**
+ * Ends the NDJSON stream (nothing without one): writes the last line,
+ *   {"type":"pooled","frames":F,"pooled_metrics":{"vmaf":{"min":...,"max":...,"mean":...,
+ *    "harmonic_mean":...},...}}
+ * with every metric of the first frame pooled over the session's frames by
+ * vmaf_cuda_pooled() (null where it fails), in libvmaf's order min, max, mean,
+ * harmonic_mean, then the pool's percentile with a percentile pool; no metric when
+ * `frames` is 0 or `vs` NULL. `frames`: the count to report (e.g. the frames output).
+ * Then closes the stream. Returns 0, or VMAF_CUDA_EIO (message: vmaf_cuda_live_error()).
+ * Later calls do nothing.
+ */
+int vmaf_cuda_live_finish(VmafCudaLive *l, VmafCudaSession *vs, uint64_t frames);
+
+/** The message of the live state's last error ("" if none). */
+const char *vmaf_cuda_live_error(const VmafCudaLive *l);
+
+/** Closes the live state (and the NDJSON stream without its pooled line); NULL is a no-op. */
+void vmaf_cuda_live_close(VmafCudaLive *l);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
 # patches/ffmpeg-VERSION-sched.patch (the scheduler
 # change: the decoders of a multi-input graph decode side by side), copies filter/ into libavfilter/ (vf_vmaf_cuda.c,
 # vmaf_cuda_filter.h, vmaf_cuda_ladder.c, vmaf_cuda_stream.c, vmaf_cuda_pairing.[ch], vmaf_cuda_picture.[ch],
-# vmaf_cuda_live*.[ch], compat.h as vf_vmaf_cuda_compat.h),
+# vmaf_cuda_live_ff.[ch], compat.h as vf_vmaf_cuda_compat.h),
 # configures and builds.
 # The binaries link libvmaf_cuda statically (found with pkg-config) and depend on glibc
 # only; libcuda and libnvcuvid are opened at run time (nv-codec-headers' dynlink), so the

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file live.h
+/// Live QA behind vmaf_cuda_live_*() (vmaf_cuda.h defines what each value is): a rolling
+/// window per model (pooling.h Window), the window values as metadata text, the NDJSON
+/// stream (writers.h JsonLine, log_file.h LineLog), the SEI payload; and the end-of-stream
+/// score lines. One implementation for the FFmpeg filter, the CLI and any program.
+
+#include "log_file.h"
+#include "pooling.h"
+#include "vmaf_cuda.h"
+#include "writers.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vmaf_cuda::engine {
+
+class Session;
+
+/// A window as vmaf_cuda_parse_window() reads it: frames > 0, or seconds > 0.
+struct WindowSpec {
+    std::uint64_t frames = 0;
+    double seconds = 0;
+};
+/// Parses "N", "Xs" or "Xms"; nullopt when invalid.
+std::optional<WindowSpec> parse_window(const char* text);
+
+/// vmaf_cuda_live_open()'s settings, with the session's model names.
+struct LiveConfig {
+    std::optional<WindowSpec> window;
+    unsigned window_log = 0;
+    bool sei = false;
+    std::optional<std::string> ndjson_path;
+    int precision = 6;
+    int pool = VMAF_CUDA_POOL_MEAN;
+    int tb_num = 1, tb_den = 1;
+    int fr_num = 0, fr_den = 0;
+    std::string key_prefix;
+    std::vector<std::string> models;
+};
+
+/// Checks a VmafCudaLiveSettings and makes the config. Throws Error(EINVAL) naming what
+/// is wrong.
+LiveConfig live_config(const VmafCudaLiveSettings& s, std::vector<std::string> models);
+
+class Live {
+public:
+    explicit Live(LiveConfig c);
+    ~Live();
+
+    bool active() const { return cfg_.window || cfg_.ndjson_path || cfg_.sei; }
+    /// One scored frame (vmaf_cuda_live_frame()). Returns VMAF_CUDA_OK or VMAF_CUDA_EIO
+    /// (the NDJSON stream failed now: error()). Throws std::bad_alloc, Error(EINVAL).
+    int frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
+              VmafCudaLiveFrame& out);
+    /// The pooled line and the end of the NDJSON stream (vmaf_cuda_live_finish()).
+    int finish(const Session* s, std::uint64_t frames);
+    /// Model m's window values (count 0 before the first frame).
+    const WindowStats& window(unsigned m) const { return stats_.at(m); }
+    bool windowed() const { return cfg_.window.has_value(); }
+    unsigned models() const { return unsigned(cfg_.models.size()); }
+    const std::string& error() const { return error_; }
+
+private:
+    void first_frame(const VmafCudaFrameScores& fs);
+    void window_object(JsonLine& j) const;
+    double stat_value(const WindowStats& st, const char* name) const;
+    int write(const std::string& line);
+
+    LiveConfig cfg_;
+    std::int64_t win_ticks_ = 0;   ///< duration windows, in ticks of the time base
+    std::int64_t frame_ticks_ = 1; ///< ticks per frame, for frames without pts
+    unsigned perc_ = 0;
+    std::vector<const char*> stat_names_; ///< the window values after "frames"
+    std::vector<Window> win_;             ///< per model (with a window)
+    std::vector<WindowStats> stats_;      ///< per model, after the last frame
+    std::vector<int> model_col_;          ///< each model's score column (-1: none)
+    std::vector<std::string> names_;      ///< the metric names of the first frame
+    std::unique_ptr<LineLog> out_;
+    bool out_failed_ = false;
+    std::vector<std::string> meta_keys_, meta_values_;
+    std::vector<const char*> meta_key_ptrs_, meta_value_ptrs_;
+    std::int64_t last_t_ = 0;
+    bool have_t_ = false;
+    std::uint64_t nb_frames_ = 0;
+    JsonLine line_, sei_json_;
+    std::vector<std::uint8_t> sei_;
+    std::string error_;
+};
+
+/// The end-of-stream score lines of vmaf_cuda_summary(). Throws Error as Session::pooled().
+std::string summary_text(const Session& s, int pool, const std::string& prefix);
+
+} // namespace vmaf_cuda::engine
