@@ -141,7 +141,11 @@ void VideoReader::parse_y4m_header() {
                 throw InputError(where + "frame rate '" + tok.substr(1) + "' is not N:D");
             const double num = double(parse_number(tok.substr(1, colon - 1), 0, ~0u, where + "frame rate"));
             const double den = double(parse_number(tok.substr(colon + 1), 0, ~0u, where + "frame rate"));
-            if (den > 0) fmt_.fps = num / den;
+            if (den > 0) {
+                fmt_.fps = num / den;
+                fmt_.fps_num = unsigned(num);
+                fmt_.fps_den = unsigned(den);
+            }
             break;
         }
         default: break;

@@ -23,6 +23,7 @@ struct VideoFormat {
     unsigned bpc = 8;     ///< 8..16; above 8 bits, samples are 16-bit little-endian words
     unsigned chroma = 420; ///< 420, 422, 444 or 400
     double fps = 0.0;     ///< frames per second from a Y4M header, 0 when unknown
+    unsigned fps_num = 0, fps_den = 0; ///< the Y4M header's F<num>:<den>, 0/0 when unknown
 
     unsigned bytes_per_sample() const { return bpc > 8 ? 2u : 1u; }
     std::size_t luma_bytes() const { return std::size_t(width) * height * bytes_per_sample(); }

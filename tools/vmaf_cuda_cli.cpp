@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // vmaf-cuda: score a distorted video against a reference, like libvmaf's `vmaf` tool.
 // Raw YUV (-w -h -p -b) or Y4M in, luma and chroma planes passed to the library;
-// libvmaf-format log (XML/JSON/CSV/SUB) out.
+// libvmaf-format log (XML/JSON/CSV/SUB) out; live QA as the filter has it (rolling
+// windows, the NDJSON stream, percentile pools) from the library's vmaf_cuda_live_*().
 
 #include "video_reader.h"
 #include "vmaf_cuda.h"
@@ -12,6 +13,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +35,8 @@ using vmaf_cuda::tools::VideoReader;
 
 struct Args {
     std::string ref, output, backend = "auto", precision = "6", cpumask;
+    std::string window, ndjson, pool = "mean", fps; ///< live QA (as the filter's options)
+    unsigned window_log = 0;
     std::vector<std::string> dist; ///< one, or a ladder's renditions
     unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
     long frame_cnt = -1, frame_skip_ref = 0, frame_skip_dist = 0;
@@ -144,6 +149,25 @@ int parse_precision(const std::string& p) {
     return v;
 }
 
+/// --fps: "N" or "N/D" (frames per second of raw input), both > 0.
+bool parse_fps(const std::string& text, unsigned* num, unsigned* den) {
+    const std::size_t slash = text.find('/');
+    const std::string n = text.substr(0, slash), d = slash == std::string::npos ? "1" : text.substr(slash + 1);
+    auto digits = [](const std::string& t) {
+        return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(n) || !digits(d)) return false;
+    *num = unsigned(std::stoul(n));
+    *den = unsigned(std::stoul(d));
+    return *num > 0 && *den > 0;
+}
+
+/// Whether an NDJSON path is standard output ("-", "pipe:", "pipe:1"): the score lines
+/// then go to stderr, so that stdout holds JSON lines only.
+bool is_stdout(const std::string& path) {
+    return path == "-" || path == "pipe:" || path == "pipe:1";
+}
+
 std::string chroma_name(unsigned chroma) {
     return chroma == 400 ? "4:0:0 (mono)" : "4:" + std::to_string(chroma / 10 % 10) + ":" +
                                                 std::to_string(chroma % 10);
@@ -214,6 +238,52 @@ int run(const Args& a, LogPaths& logs) {
         char err[1024];
         if (vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0) return fail(err);
     }
+    // live QA: the filter's options window=, window_log=, pool=, log_fmt=ndjson
+    const int pool = vmaf_cuda_pool_from_name(a.pool.c_str());
+    if (pool < 0) return fail("--pool '" + a.pool + "' is not one of " VMAF_CUDA_POOL_NAMES);
+    double window_secs = 0;
+    if (!a.window.empty() && vmaf_cuda_parse_window(a.window.c_str(), nullptr, &window_secs) < 0)
+        return fail("--window '" + a.window + "' is neither a number of frames (--window 50) nor "
+                    "a duration (--window 2s, --window 500ms)");
+    if (a.window_log && (a.window.empty() || a.ndjson.empty()))
+        return fail("--window-log " + std::to_string(a.window_log) + " writes window lines into "
+                    "the NDJSON stream: it needs --window and --ndjson");
+    if (!a.window.empty() && !a.window_log)
+        return fail("--window " + a.window + ": the window's values go into the NDJSON stream's "
+                    "window lines: give --window-log N (a line after every N-th scored frame) "
+                    "and --ndjson");
+    unsigned fps_num = 0, fps_den = 0;
+    if (!a.fps.empty() && !parse_fps(a.fps, &fps_num, &fps_den))
+        return fail("--fps '" + a.fps + "' is not a frame rate (25, 30000/1001)");
+    std::vector<std::string> ndjson_paths;
+    if (!a.ndjson.empty()) {
+        if (n_dist > 1 && rendition_path(a.ndjson, 0, n_dist).empty())
+            return fail("--ndjson '" + a.ndjson + "': with " + std::to_string(n_dist) +
+                        " distorted inputs the NDJSON path must contain %d (the 0-based "
+                        "rendition index), e.g. --ndjson vmaf.%d.ndjson");
+        for (unsigned k = 0; k < n_dist; ++k) {
+            const std::string path = rendition_path(a.ndjson, k, n_dist);
+            struct stat lst {}, ist {};
+            for (const std::string& in : inputs)
+                if (in != "-" && ::stat(path.c_str(), &lst) == 0 && ::stat(in.c_str(), &ist) == 0 &&
+                    S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
+                    return fail("--ndjson \"" + path + "\" is the input \"" + in +
+                                "\": give the NDJSON stream another path");
+            for (const std::string& log : logs.paths)
+                if (log == path || (is_stdout(log) && is_stdout(path)))
+                    return fail("-o \"" + log + "\" and --ndjson \"" + path + "\" are the same "
+                                "output: give them different paths");
+            char err[1024];
+            // a stream (a FIFO waits for its reader) is opened at the first frame
+            if (!vmaf_cuda_live_path_is_stream(path.c_str()) &&
+                vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0)
+                return fail(err);
+            ndjson_paths.push_back(path);
+        }
+        // a reader that goes away is an error for its stream (named, exit status 1), as in
+        // the filter, not a signal that ends the run without a word
+        std::signal(SIGPIPE, SIG_IGN);
+    }
     // Two readers of one pipe (or of standard input) would split its frames.
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (std::size_t j = i + 1; j < inputs.size(); ++j)
@@ -251,6 +321,19 @@ int run(const Args& a, LogPaths& logs) {
     // from one given is the mismatch above when a raw input is there, and this otherwise.
     check_against_header(a, ref, a.ref);
     for (unsigned k = 0; k < n_dist; ++k) check_against_header(a, *dist[k], a.dist[k]);
+    // the frame rate of the NDJSON pts_time and of duration windows: the reference's Y4M
+    // header, or --fps (given with a Y4M header, it must agree)
+    if (rf.fps_num && rf.fps_den) {
+        if (fps_num && std::uint64_t(fps_num) * rf.fps_den != std::uint64_t(rf.fps_num) * fps_den)
+            return fail("--fps " + a.fps + " contradicts the Y4M header of \"" + a.ref +
+                        "\", which says " + std::to_string(rf.fps_num) + ":" +
+                        std::to_string(rf.fps_den) + ": leave --fps out for Y4M input, or fix it");
+        fps_num = rf.fps_num;
+        fps_den = rf.fps_den;
+    }
+    if (window_secs > 0 && !fps_num)
+        return fail("--window " + a.window + " is a duration: it needs the frame rate, from a "
+                    "Y4M header or --fps for raw input");
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -276,6 +359,9 @@ int run(const Args& a, LogPaths& logs) {
     s.n_subsample = a.subsample;
     s.n_threads = a.threads;
     s.cuda_device = a.cuda_device;
+    // the per-frame history only for what needs the whole stream (a log, a percentile
+    // pool): without it memory stays flat over an endless stream read from a pipe
+    s.keep_history = !a.output.empty() || vmaf_cuda_pool_percentile(pool) > 0;
 
     // One distorted input is a ladder of one: the same scores as a plain session.
     char err[512] = {};
@@ -286,6 +372,41 @@ int run(const Args& a, LogPaths& logs) {
     for (unsigned k = 0; k < n_dist; ++k) vs[k] = vmaf_cuda_ladder_session(lad, k);
     if (*vmaf_cuda_open_warning(vs[0]))
         std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs[0]));
+    // live QA per rendition: its windows and NDJSON stream (vmaf_cuda_live_*())
+    struct LiveCloser {
+        std::vector<VmafCudaLive*> p;
+        ~LiveCloser() {
+            for (VmafCudaLive* l : p) vmaf_cuda_live_close(l);
+        }
+    } live;
+    live.p.assign(n_dist, nullptr);
+    std::vector<char> live_lost(n_dist, 0);
+    for (unsigned k = 0; k < ndjson_paths.size(); ++k) {
+        VmafCudaLiveSettings ls;
+        vmaf_cuda_live_default_settings(&ls);
+        ls.window = a.window.empty() ? nullptr : a.window.c_str();
+        ls.window_log = a.window_log;
+        ls.ndjson_path = ndjson_paths[k].c_str();
+        ls.precision = precision;
+        ls.pool = VmafCudaPool(pool);
+        if (fps_num) { // pts: the frame's number, in frame periods
+            ls.tb_num = int(fps_den);
+            ls.tb_den = int(fps_num);
+            ls.fr_num = int(fps_num);
+            ls.fr_den = int(fps_den);
+        }
+        if (vmaf_cuda_live_open(&live.p[k], vs[k], &ls, err, sizeof err) < 0) return fail(err);
+    }
+    auto live_frame = [&](unsigned k, const VmafCudaFrameScores& f) {
+        if (!live.p[k] || live_lost[k]) return;
+        VmafCudaLiveFrame out;
+        if (vmaf_cuda_live_frame(live.p[k], &f, std::int64_t(f.index), fps_num > 0, &out) < 0) {
+            // the NDJSON stream lost this line: scoring goes on, the exit status is 1
+            fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
+                 vmaf_cuda_live_error(live.p[k]));
+            live_lost[k] = 1;
+        }
+    };
     if (!a.quiet)
         std::fprintf(stderr, "vmaf-cuda %s, backend %s, %ux%u %u-bit %s%s\n", vmaf_cuda_version(),
                      vmaf_cuda_backend_name(vs[0]), s.width, s.height, s.bpc,
@@ -315,6 +436,7 @@ int run(const Args& a, LogPaths& logs) {
     for (unsigned k = 0; k < n_dist; ++k)
         for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
     std::vector<long> n(n_dist, 0);
+    std::vector<std::uint64_t> scored(n_dist, 0); // frames vmaf_cuda_receive() returned
     long frames = 0;
     const auto t0 = std::chrono::steady_clock::now();
     VmafCudaFrameScores fs;
@@ -364,7 +486,10 @@ int run(const Args& a, LogPaths& logs) {
             if (!dptr[k]) continue;
             ++n[k];
             int r;
-            while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {}
+            while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {
+                live_frame(k, fs);
+                ++scored[k];
+            }
             if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs[k]));
         }
     }
@@ -384,7 +509,10 @@ int run(const Args& a, LogPaths& logs) {
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0) continue;
         int r;
-        while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {}
+        while ((r = vmaf_cuda_receive(vs[k], &fs)) == VMAF_CUDA_OK) {
+            live_frame(k, fs);
+            ++scored[k];
+        }
         if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs[k]));
     }
     const double secs =
@@ -406,16 +534,29 @@ int run(const Args& a, LogPaths& logs) {
             }
         }
     }
+    // the NDJSON streams' pooled lines; a stream that lost a line is exit status 1 (the
+    // rendition's score lines are still printed, as the filter prints them)
+    bool lost = false;
+    for (unsigned k = 0; k < n_dist; ++k) {
+        if (!live.p[k] || n[k] == 0 || failed[k]) continue;
+        if (vmaf_cuda_live_finish(live.p[k], vs[k], scored[k]) < 0) {
+            fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
+                 vmaf_cuda_live_error(live.p[k]));
+            live_lost[k] = 1;
+        }
+        if (live_lost[k]) lost = true;
+    }
     if (!a.quiet)
         std::fprintf(stderr, "%ld frames in %.3f s (%.1f frames/s)\n", frames, secs,
                      secs > 0 ? double(frames) / secs : NAN);
     // vmaf's lines, "<version or path>: <pooled mean>" per model on stderr (not with -q
-    // and -o), then ours: "VMAF score: X" of the first model on stdout. A ladder prefixes
-    // each line with "rendition K: " (K 0-based, in -d order).
+    // and -o), then the library's (vmaf_cuda_summary(), as the filter logs them) on stdout:
+    // "VMAF score: X" per model pooled with --pool, then each bootstrap collection's line
+    // (on stderr when the NDJSON stream is stdout). A ladder prefixes each line with
+    // "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0 || failed[k]) continue;
         const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
-        std::vector<double> scores;
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
             double score = 0;
             if (vmaf_cuda_pooled(vs[k], vmaf_cuda_model_name(vs[k], i), VMAF_CUDA_POOL_MEAN, &score) < 0)
@@ -423,7 +564,6 @@ int run(const Args& a, LogPaths& logs) {
             const std::string label = model_label(i < a.models.size() ? a.models[i] : "");
             if (!a.quiet || a.output.empty())
                 std::fprintf(stderr, "%s%s: %f\n", prefix.c_str(), label.c_str(), score);
-            scores.push_back(score);
         }
         // then, as vmaf, per bootstrap collection: "<label>: bagging, ci.p95: [lo, hi], stddev: s"
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
@@ -440,10 +580,15 @@ int run(const Args& a, LogPaths& logs) {
                              v[1], v[2], v[3]);
         }
         std::fflush(stderr);
-        if (!scores.empty()) std::printf("%sVMAF score: %f\n", prefix.c_str(), scores[0]);
+        const int len = vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), nullptr, 0);
+        if (len < 0) return fail(vmaf_cuda_error_message(vs[k]));
+        std::vector<char> text(std::size_t(len) + 1);
+        vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), text.data(), text.size());
+        const bool ndjson_stdout = !a.ndjson.empty() && is_stdout(a.ndjson);
+        std::fputs(text.data(), ndjson_stdout ? stderr : stdout);
         flush_stdout();
     }
-    return empty ? 1 : 0;
+    return empty || lost ? 1 : 0;
 }
 
 } // namespace
@@ -501,6 +646,23 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
     app.add_option("--cuda-device", a.cuda_device, "CUDA device ordinal (default 0)")
         ->check(CLI::Range(0, 1 << 16));
+    app.add_option("--window", a.window,
+                   "Live QA as the filter's window=: a rolling window of each model's scores, "
+                   "N frames or a duration (2s, 500ms: needs the frame rate); its values go "
+                   "into the NDJSON stream's window lines (--window-log)");
+    app.add_option("--window-log", a.window_log,
+                   "An NDJSON window line after every N-th scored frame (needs --window)")
+        ->check(CLI::Range(1u, 1u << 30));
+    app.add_option("--ndjson", a.ndjson,
+                   "NDJSON stream, one JSON line per frame as it is scored, then the pooled "
+                   "line: a file, a named pipe, - or pipe:1 (stdout; the score lines then go "
+                   "to stderr) or pipe:N; with several -d it needs %d");
+    app.add_option("--pool", a.pool,
+                   "Pooling of the VMAF score lines and the NDJSON pooled line: mean, "
+                   "harmonic_mean, min, max, perc1, perc5, perc10 (nearest rank)");
+    app.add_option("--fps", a.fps,
+                   "Frame rate of raw input, N or N/D (Y4M: its header's): the NDJSON "
+                   "pts_time and duration windows");
     app.add_flag("-q,--quiet", a.quiet,
                  "Print only the scores (no model score lines on stderr with -o, as vmaf)");
     const std::string archs = *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)";

@@ -3,7 +3,7 @@
 """Live QA through the patched ffmpeg (issue 12), software frames, CPU backend.
 
     live_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR] [-v]
-                 [--frames N]
+                 [--frames N] [--cli PATH]
 
 --gpu: the same on the CUDA backend, the BBB cases on NVDEC frames, the raw ones through
 software frames uploaded by the CUDA backend, device memory (nvidia-smi) sampled beside VmRSS; "SKIPPED" and exit 77
@@ -21,6 +21,9 @@ without a CUDA device. On the device, --frames 1000000 is the hour-long-equivale
   the golden values, window lines every window_log frames, a final pooled line; to pipe:1;
 - sei=1: the SEI user data unregistered side data on every output frame (showinfo), with
   our UUID and a JSON payload matching the frame's metadata;
+- cli_ndjson (with --cli): the vmaf-cuda CLI's NDJSON (--ndjson -, the distorted frames
+  piped into its standard input as Y4M) equals the filter's NDJSON of the same frames
+  byte for byte, windows, pooled line and pool=perc5 score line included;
 - latency: frames written in real time into named pipes; how long after its input each
   frame's NDJSON line arrives (reported; the check is loose);
 - flat memory: a run of --frames (default 100000) 64x64 frames (a looped raw clip) with
@@ -44,6 +47,7 @@ import threading
 import time
 
 import filter_test as ft
+import parity_cases
 from filter_test import TestFailure
 
 SEI_UUID = "0f45043e-7bf6-415b-bbff-2b7dcf51213c"
@@ -315,6 +319,53 @@ def t_sei(r):
     return "20 frames carry UUID %s + JSON (scores and window equal to the metadata)" % SEI_UUID
 
 
+def t_cli_ndjson(r):
+    """The CLI and the filter on the same 48 frames: the same NDJSON bytes."""
+    if not r.cli:
+        raise parity_cases.Skip("no --cli given: the CLI's NDJSON is not compared")
+    n = 48
+    nd = r.tmp("filter_vs_cli.ndjson")
+    graph = ("[0:v]trim=end_frame=%d[d];[1:v]trim=end_frame=%d[f];[d][f]vmaf_cuda=backend=%s:"
+             "log_fmt=ndjson:log_path=%s:precision=max:window=10:window_log=7:pool=perc5"
+             % (n, n, r.backend, nd))
+    _, err, _ = r.ffmpeg_run(r.inputs(ft.BBB_DIS, ft.BBB_REF, r.hw) + ["-an", "-lavfi", graph,
+                                                                       "-f", "null", "-"])
+    ref_y4m = r.tmp("cli_ref.y4m")
+    r.ffmpeg_run(["-i", r.path(ft.BBB_REF), "-frames:v", str(n), "-pix_fmt", "yuv420p",
+                  "-f", "yuv4mpegpipe", ref_y4m])
+    dec = subprocess.Popen([r.ffmpeg, "-hide_banner", "-nostdin", "-v", "error", "-i",
+                            r.path(ft.BBB_DIS), "-frames:v", str(n), "-pix_fmt", "yuv420p",
+                            "-f", "yuv4mpegpipe", "-"], stdout=subprocess.PIPE)
+    cmd = [r.cli, "-r", ref_y4m, "-d", "-", "--backend", r.backend, "--precision", "max",
+           "--ndjson", "-", "--window", "10", "--window-log", "7", "--pool", "perc5"]
+    if r.verbose:
+        print("  $ " + " ".join(cmd), flush=True)
+    cli = subprocess.run(cmd, stdin=dec.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    dec.stdout.close()
+    dec.wait()
+    cli_err = cli.stderr.decode(errors="replace")
+    if cli.returncode != 0 or dec.returncode != 0:
+        raise TestFailure("vmaf-cuda exited with %d (decoder %d):\n%s"
+                          % (cli.returncode, dec.returncode, ft.tail(cli_err)))
+    with open(nd, "rb") as f:
+        filt = f.read()
+    if filt != cli.stdout:
+        a, b = filt.decode().splitlines(), cli.stdout.decode().splitlines()
+        diff = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+        first = diff[0] if diff else min(len(a), len(b))
+        raise TestFailure("NDJSON differs: filter %d lines, CLI %d; first at line %d:\n  %s\n  %s"
+                          % (len(a), len(b), first, a[first][:300] if first < len(a) else "-",
+                             b[first][:300] if first < len(b) else "-"))
+    lines = filt.decode().splitlines()
+    # strict JSON, frames 0..n-1 in order, the pooled line last (the values are the filter's)
+    check_ndjson(lines, [d["metrics"] for d in map(json.loads, lines) if d["type"] == "frame"])
+    if ft.vmaf_score_line(err) != ft.vmaf_score_line(cli_err):
+        raise TestFailure("pool=perc5: filter's VMAF score %s, CLI's %s"
+                          % (ft.vmaf_score_line(err), ft.vmaf_score_line(cli_err)))
+    return "%d NDJSON lines (%d bytes) equal, window and pooled lines included; VMAF score (perc5) %s" % (
+        len(lines), len(filt), ft.vmaf_score_line(err))
+
+
 def make_raw_clip(r, w, h, n):
     """Reference and distorted raw yuv420p clips of n frames (deterministic noise)."""
     rnd = random.Random(12)
@@ -533,8 +584,8 @@ def t_latency(r):
 
 
 TESTS = [t_window_frames, t_window_perc_and_pool, t_window_duration_two_models, t_err_pool,
-         t_err_window, t_err_window_log, t_ndjson_fifo, t_ndjson_stdout, t_sei, t_latency, t_memory_flat,
-         t_long_json_log]
+         t_err_window, t_err_window_log, t_ndjson_fifo, t_ndjson_stdout, t_sei, t_cli_ndjson,
+         t_latency, t_memory_flat, t_long_json_log]
 
 
 def main():
@@ -547,6 +598,8 @@ def main():
     ap.add_argument("--gpu", action="store_true",
                     help="NVDEC frames (BBB cases) and uploaded software frames (raw cases), backend=cuda; "
                          "device memory sampled too; exit 77 without a CUDA device")
+    ap.add_argument("--cli", help="the vmaf-cuda CLI: its NDJSON is compared with the filter's "
+                                  "(cli_ndjson; skipped without it)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     if a.gpu and not ft.has_cuda_device():
@@ -570,6 +623,7 @@ def main():
     # contexts); the NVDEC cases above give CUDA frames.
     r.upload_device = []
     r.upload_graph = "[0:v][1:v]"
+    r.cli = os.path.abspath(a.cli) if a.cli else None
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
     return ft.run_tests(r, tests, "", workdir, keep=bool(a.workdir))
 

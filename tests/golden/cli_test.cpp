@@ -3,6 +3,7 @@
 // the log is parsed back (nlohmann-json) and compared with the golden doubles. Also the
 // CLI's error messages for bad input.
 
+#include "cli_util.h"
 #include "golden_util.h"
 
 #include "catch.hpp"
@@ -26,54 +27,6 @@ using namespace vmaf_cuda_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string cli_path() {
-    const char* e = std::getenv("VMAF_CUDA_CLI");
-    return e ? e : "./tools/vmaf-cuda";
-}
-
-std::string test_backend() {
-    const char* b = std::getenv("VMAF_CUDA_TEST_BACKEND");
-    return b ? b : "cpu";
-}
-
-struct Proc {
-    int status;
-    std::string output; // stdout + stderr
-};
-
-/// Runs the CLI with `args` through the shell: `before` is shell text in front of it (e.g.
-/// "cat f | "), `redirect` follows it (by default stderr joins the captured stdout).
-Proc run(const std::string& args, const std::string& before = "",
-         const std::string& redirect = " 2>&1") {
-    const std::string cmd = before + "'" + cli_path() + "' " + args + redirect;
-    Proc p{-1, {}};
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) return p;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) p.output.append(buf.data(), n);
-    p.status = pclose(f);
-    return p;
-}
-
-fs::path tmp_dir() {
-    fs::path d = fs::temp_directory_path() / ("vmaf_cuda_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-}
-
-std::string case_args(const GoldenCase& c) {
-    return "-r '" + c.ref + "' -d '" + c.dist + "' -w " + std::to_string(c.width) + " -h " +
-           std::to_string(c.height) + " -p " + std::to_string(c.chroma) + " -b " +
-           std::to_string(c.bpc);
-}
-
-GoldenCase find_case(const std::string& name) {
-    for (const auto& k : golden_cases())
-        if (k.name == name) return k;
-    return {};
-}
 
 /// Checks every frame's golden columns (and the pooled vmaf, when the table has it)
 /// against a --json --precision max log.
@@ -562,18 +515,6 @@ TEST_CASE("CLI ladder: a rendition with no frame to score fails alone, the other
 // ---- streams, truncation, header contradictions, bit depth, logs and exit status ----
 
 namespace {
-
-/// Exit status of a run that ended normally, -1 otherwise.
-int exit_code(const Proc& p) { return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1; }
-
-bool has(const Proc& p, const std::string& s) { return p.output.find(s) != std::string::npos; }
-
-/// `p` in single quotes for the shell.
-std::string q(const fs::path& p) {
-    std::string s(1, '\'');
-    s += p.string();
-    return s += '\'';
-}
 
 /// The first `bytes` bytes of `in` (all when npos), then `extra`, written to `out`.
 void copy_prefix(const fs::path& in, const fs::path& out, std::size_t bytes,
