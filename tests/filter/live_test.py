@@ -12,8 +12,8 @@ without a CUDA device. On the device, --frames 1000000 is the hour-long-equivale
 - windows: lavfi.vmaf.window.{frames,min,mean,harmonic_mean,percN} of every frame against
   values computed here from the per-frame scores of the same run's JSON log (precision=max):
   mean = math.fsum(window) / n and harmonic_mean = n / math.fsum(1 / (v + 1)) - 1 exactly
-  (vmaf_cuda_live.h), min, the nearest-rank percentile; frame windows and 1 s windows
-  (by pts), one model and two;
+  (the library's vmaf_cuda_live_open(), engine/pooling.h), min, the nearest-rank
+  percentile; frame windows and 1 s windows (by pts), one model and two;
 - pool=perc1|perc5|perc10: the "VMAF score:" line is the nearest-rank percentile of the
   golden per-frame scores; an unknown pool name is an error listing the valid ones;
 - log_fmt=ndjson: read from a named pipe while ffmpeg runs (-re inputs): lines arrive
@@ -70,7 +70,7 @@ def sequential_mean(values):
 
 
 def expected_window(values, perc=0):
-    """The window values of vmaf_cuda_live.h, computed here."""
+    """The window values of vmaf_cuda_live_open() (vmaf_cuda.h), computed here."""
     n = len(values)
     out = {"frames": n, "min": min(values), "mean": math.fsum(values) / n,
            "harmonic_mean": n / math.fsum(1.0 / (v + 1.0) for v in values) - 1.0}
