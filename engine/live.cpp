@@ -78,15 +78,22 @@ LiveConfig live_config(const VmafCudaLiveSettings& s, std::vector<std::string> m
     return c;
 }
 
+namespace {
+/// A positive tick count from a double, INT64_MAX where it does not fit (window=1e30s).
+std::int64_t ticks_of(double t) {
+    return t >= 9.2e18 ? INT64_MAX : std::int64_t(std::llrint(t));
+}
+}  // namespace
+
 Live::Live(LiveConfig c) : cfg_(std::move(c)), line_(cfg_.precision), sei_json_(cfg_.precision) {
     perc_ = pool_percentile(cfg_.pool);
     if (cfg_.window && !cfg_.window->frames) {
         const double ticks = cfg_.window->seconds * cfg_.tb_den / cfg_.tb_num;
-        win_ticks_ = ticks < 1 ? 1 : std::int64_t(std::llrint(ticks));
+        win_ticks_ = ticks < 1 ? 1 : ticks_of(ticks);
     }
     if (cfg_.fr_num > 0 && cfg_.fr_den > 0) {
         const double t = double(cfg_.tb_den) * cfg_.fr_den / (double(cfg_.tb_num) * cfg_.fr_num);
-        frame_ticks_ = t < 1 ? 1 : std::int64_t(std::llrint(t));
+        frame_ticks_ = t < 1 ? 1 : ticks_of(t);
     }
     const std::size_t n = cfg_.models.size();
     model_col_.assign(n, -1);
@@ -162,7 +169,11 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
         throw Error(VMAF_CUDA_EINVAL, "vmaf_cuda_live_frame: frame scores without names or values");
     if (!nb_frames_) first_frame(fs);
     ++nb_frames_;
-    std::int64_t t = has_pts ? pts : (have_t_ ? last_t_ + frame_ticks_ : 0);
+    // a frame without pts: one frame after the last one (saturating at INT64_MAX)
+    std::int64_t t = has_pts ? pts
+                     : !have_t_ ? 0
+                     : last_t_ > INT64_MAX - frame_ticks_ ? INT64_MAX
+                                                          : last_t_ + frame_ticks_;
     if (have_t_ && t < last_t_) t = last_t_;
     last_t_ = t;
     have_t_ = true;

@@ -357,7 +357,11 @@ void Window::push(std::int64_t t, double v) {
     w.max_dq.push_back(e);
     for (;;) {
         const Entry& front = w.values.front();
-        const bool out = w.max_frames ? w.values.size() > w.max_frames : front.t <= t - w.duration;
+        // t >= front.t (keys do not go back): their distance as unsigned is exact, where
+        // t - duration could overflow for a key near INT64_MIN
+        const bool out = w.max_frames ? w.values.size() > w.max_frames
+                                      : std::uint64_t(t) - std::uint64_t(front.t) >=
+                                            std::uint64_t(w.duration);
         if (!out) break;
         w.pop_front();
     }

@@ -142,7 +142,7 @@ static AVFilterFormats *supported_formats(void)
     VmafCudaLayout layout;
 
     while ((desc = av_pix_fmt_desc_next(desc))) {
-        if (vmaf_cuda_layout(desc, &layout) < 0)
+        if (ff_vmaf_cuda_layout(desc, &layout) < 0)
             continue;
         if (ff_add_format(&list, av_pix_fmt_desc_get_id(desc)) < 0)
             return NULL;
@@ -298,7 +298,7 @@ static av_cold int init(AVFilterContext *ctx)
                                   .sei = s->sei, .ndjson = p->out.ndjson,
                                   .log_path = s->log_path, .precision = s->precision,
                                   .pool = pool_method };
-    if ((ret = vmaf_cuda_live_ff_check(ctx, &live)) < 0)
+    if ((ret = ff_vmaf_cuda_live_check(ctx, &live)) < 0)
         return ret;
     /* per-frame history only for what needs the whole stream (settings.keep_history) */
     p->out.keep_history = (s->log_path && !p->out.ndjson) || vmaf_live_pool_percentile(pool_method);
@@ -347,7 +347,7 @@ static int activate(AVFilterContext *ctx)
 
     if (s->renditions > 1)
         return ff_vmaf_cuda_pipeline_activate_ladder(ctx, &s->p);
-    if ((ret = vmaf_cuda_pairing_observe(&r->pairing, ctx)) < 0)
+    if ((ret = ff_vmaf_cuda_pairing_observe(&r->pairing, ctx)) < 0)
         return ret;
     ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);
     if ((ret = ff_framesync_activate(&s->fs)) < 0)

@@ -16,7 +16,7 @@
 
 #include "vmaf_cuda_live_ff.h"
 
-int vmaf_cuda_live_ff_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o)
+int ff_vmaf_cuda_live_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o)
 {
     if (o->window && vmaf_cuda_parse_window(o->window, NULL, NULL) < 0) {
         av_log(ctx, AV_LOG_ERROR, "window '%s' is neither a number of frames (window=50) nor "
@@ -36,7 +36,7 @@ int vmaf_cuda_live_ff_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o)
     return 0;
 }
 
-int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
+int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
                            VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out)
 {
     FilterLink *ol = ff_filter_link(outlink);
@@ -65,7 +65,7 @@ int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
     return 0;
 }
 
-int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
+int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs)
 {
     VmafCudaLiveFrame lf;
@@ -91,7 +91,7 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
     return ret == VMAF_CUDA_EIO;
 }
 
-int vmaf_cuda_live_ff_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
+int ff_vmaf_cuda_live_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
                               const char *prefix)
 {
     int len = vmaf_cuda_summary(vs, (enum VmafCudaPool)pool, prefix, NULL, 0);

@@ -41,18 +41,18 @@ typedef struct VmafCudaLiveOptions {
 } VmafCudaLiveOptions;
 
 /** At init: checks window=, window_log= and log_fmt=ndjson's log_path; logs what is wrong. */
-int vmaf_cuda_live_ff_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o);
+int ff_vmaf_cuda_live_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o);
 
 /** At config_output, once the session is open: *out = the live state, or NULL when no
  *  live option is set. */
-int vmaf_cuda_live_ff_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
+int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
                            VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out);
 
 /** For each scored frame going out: its window metadata, NDJSON line(s) and SEI side
  *  data. Returns 0; 1 when the NDJSON output failed just now (logged once as an error:
  *  the frames go on, and the run must end with an error status); an AVERROR when out
  *  of memory. */
-int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
+int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs);
 
 /** At the end: the library's score lines (vmaf_cuda_summary(): "VMAF score: X" per model,
@@ -60,7 +60,7 @@ int vmaf_cuda_live_ff_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
  *  `pool`), each logged at AV_LOG_INFO with `prefix` (e.g. "rendition 2: "). Returns 0,
  *  or a VmafCudaStatus (< 0; nothing logged: the message is vmaf_cuda_error_message(vs),
  *  VMAF_CUDA_ENOMEM when the text could not be allocated). */
-int vmaf_cuda_live_ff_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
+int ff_vmaf_cuda_live_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
                               const char *prefix);
 
 #endif /* VMAF_CUDA_LIVE_FF_H */

@@ -25,7 +25,7 @@ static const char *plural(int64_t n)
     return n == 1 ? "" : "s";
 }
 
-int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
+int ff_vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
                            AVRational ref_rate)
 {
     p->tb = tb;
@@ -42,7 +42,7 @@ int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_ra
     return 0;
 }
 
-void vmaf_cuda_pairing_uninit(VmafCudaPairing *p)
+void ff_vmaf_cuda_pairing_uninit(VmafCudaPairing *p)
 {
     for (int i = 0; i < 2; i++)
         av_fifo_freep2(&p->queue[i]);
@@ -61,14 +61,14 @@ static int64_t frame_duration(const VmafCudaPairing *p, AVFilterLink *link, cons
     return 0;
 }
 
-int vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx)
+int ff_vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx)
 {
     if (!ctx->inputs[0] || !ctx->inputs[1])
         return 0;
-    return vmaf_cuda_pairing_observe_links(p, ctx->inputs[0], ctx->inputs[1]);
+    return ff_vmaf_cuda_pairing_observe_links(p, ctx->inputs[0], ctx->inputs[1]);
 }
 
-int vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
+int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
                                     AVFilterLink *reflink)
 {
     AVFilterLink *links[2] = { mainlink, reflink };
@@ -140,7 +140,7 @@ static void start_checks(AVFilterContext *ctx, const char *prefix, const AVFrame
                av_color_range_name(dist->color_range), av_color_range_name(ref->color_range));
 }
 
-int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFrameSync *fs,
+int ff_vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFrameSync *fs,
                             const AVFrame *dist, const AVFrame *ref, int64_t index, int sdr_models)
 {
     const int64_t main_pts = fs->in[0].pts, ref_pts = fs->in[1].pts, pts = fs->pts;
@@ -218,7 +218,7 @@ static double fps_of(AVRational r)
     return r.den ? av_q2d(r) : 0;
 }
 
-void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
+void ff_vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx)
 {
     const char *pre = p->prefix;
     const AVRational fr0 = p->rate[0], fr1 = p->rate[1];

@@ -64,17 +64,17 @@ typedef struct VmafCudaPairing {
 
 /** Call after ff_framesync_configure(): tb is fs->time_base; the frame rates of the
  *  main and reference links (FilterLink frame_rate) for the end-of-stream report. */
-int vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
+int ff_vmaf_cuda_pairing_init(VmafCudaPairing *p, AVRational tb, AVRational main_rate,
                            AVRational ref_rate);
 
-void vmaf_cuda_pairing_uninit(VmafCudaPairing *p);
+void ff_vmaf_cuda_pairing_uninit(VmafCudaPairing *p);
 
 /** Records the frames queued on both inputs that were not seen yet (call at the start
  *  of activate, before framesync consumes any). */
-int vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx);
+int ff_vmaf_cuda_pairing_observe(VmafCudaPairing *p, AVFilterContext *ctx);
 
 /** The same for a main and a reference link of one's choice (a ladder's rendition). */
-int vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
+int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
                                     AVFilterLink *reflink);
 
 /**
@@ -82,12 +82,12 @@ int vmaf_cuda_pairing_observe_links(VmafCudaPairing *p, AVFilterLink *mainlink,
  * `index` is the frame's index in the log (-1 when unscored). On the first pair, the
  * start checks run (interlacing, colour ranges, and PQ/HLG when `sdr_models`).
  */
-int vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFrameSync *fs,
+int ff_vmaf_cuda_pairing_event(VmafCudaPairing *p, AVFilterContext *ctx, const FFFrameSync *fs,
                             const AVFrame *dist, const AVFrame *ref, int64_t index,
                             int sdr_models);
 
 /** Logs the end-of-stream warnings on ctx (once; nothing on aligned inputs). Needs no
  *  link: callable from uninit (a ladder reports its renditions there, in order). */
-void vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx);
+void ff_vmaf_cuda_pairing_report(VmafCudaPairing *p, AVFilterContext *ctx);
 
 #endif /* VMAF_CUDA_PAIRING_H */

@@ -14,7 +14,7 @@
 
 #include "vmaf_cuda_picture.h"
 
-int vmaf_cuda_layout(const AVPixFmtDescriptor *desc, VmafCudaLayout *l)
+int ff_vmaf_cuda_layout(const AVPixFmtDescriptor *desc, VmafCudaLayout *l)
 {
     const uint64_t excluded = AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE |
                               AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL |
@@ -75,7 +75,7 @@ int vmaf_cuda_layout(const AVPixFmtDescriptor *desc, VmafCudaLayout *l)
     return 0;
 }
 
-const char *vmaf_cuda_chroma_name(enum VmafCudaChroma chroma)
+const char *ff_vmaf_cuda_chroma_name(enum VmafCudaChroma chroma)
 {
     switch (chroma) {
     case VMAF_CUDA_CHROMA_420: return "4:2:0";
@@ -85,7 +85,7 @@ const char *vmaf_cuda_chroma_name(enum VmafCudaChroma chroma)
     }
 }
 
-int vmaf_cuda_picture_fill(void *log_ctx, const AVFrame *frame, const VmafCudaLayout *l,
+int ff_vmaf_cuda_picture_fill(void *log_ctx, const AVFrame *frame, const VmafCudaLayout *l,
                            int device, int with_chroma, VmafCudaPlaneCopy *copy,
                            VmafCudaPicture *pic)
 {

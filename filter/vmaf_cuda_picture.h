@@ -39,10 +39,10 @@ typedef struct VmafCudaLayout {
 } VmafCudaLayout;
 
 /** Fills `l` for the format of `desc`; returns 0, or -1 when the library cannot read it. */
-int vmaf_cuda_layout(const AVPixFmtDescriptor *desc, VmafCudaLayout *l);
+int ff_vmaf_cuda_layout(const AVPixFmtDescriptor *desc, VmafCudaLayout *l);
 
 /** "4:2:0", "4:2:2", "4:4:4" or "4:0:0". */
-const char *vmaf_cuda_chroma_name(enum VmafCudaChroma chroma);
+const char *ff_vmaf_cuda_chroma_name(enum VmafCudaChroma chroma);
 
 /** A buffer for the planes of a software frame that must be copied (see below). */
 typedef struct VmafCudaPlaneCopy {
@@ -58,7 +58,7 @@ typedef struct VmafCudaPlaneCopy {
  * pitch); CUDA frames with either are refused. Returns 0 or an AVERROR (logged on
  * `log_ctx`).
  */
-int vmaf_cuda_picture_fill(void *log_ctx, const AVFrame *frame, const VmafCudaLayout *l,
+int ff_vmaf_cuda_picture_fill(void *log_ctx, const AVFrame *frame, const VmafCudaLayout *l,
                            int device, int with_chroma, VmafCudaPlaneCopy *copy,
                            VmafCudaPicture *pic);
 

@@ -68,7 +68,7 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     int ret;
 
     if (!ref || r->st.flushed) {
-        if ((ret = vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, NULL, -1,
+        if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, NULL, -1,
                                            sdr_models(r->st.session))) < 0) {
             av_frame_free(&dist);
             return ret;
@@ -94,7 +94,7 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
         av_frame_free(&dist);
         return AVERROR(EINVAL);
     }
-    if ((ret = vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, ref, r->st.nb_sent,
+    if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, ref, r->st.nb_sent,
                                        sdr_models(r->st.session))) < 0) {
         av_frame_free(&dist);
         return ret;
@@ -115,14 +115,14 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
         VmafCudaRendition *r = &p->r[k];
         if (!r->ev_dist || r->ev_ref != seq)
             continue;
-        if ((ret = vmaf_cuda_picture_fill(ctx, r->ev_dist, &r->layout, p->out.hw_frames,
+        if ((ret = ff_vmaf_cuda_picture_fill(ctx, r->ev_dist, &r->layout, p->out.hw_frames,
                                           p->with_chroma, &r->copy, &pics[k])) < 0)
             return ret;
         dists[k] = &pics[k];
         if (!r->st.nb_sent)
             r->st.t_first_send = av_gettime_relative();
     }
-    if ((ret = vmaf_cuda_picture_fill(ctx, ref, &p->ref_layout, p->out.hw_frames,
+    if ((ret = ff_vmaf_cuda_picture_fill(ctx, ref, &p->ref_layout, p->out.hw_frames,
                                       p->with_chroma, &p->ref_copy, &pic_ref)) < 0)
         return ret;
     if (p->out.hw_frames) {
@@ -181,7 +181,7 @@ int ff_vmaf_cuda_pipeline_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigne
     if (!r->st.nb_sent) {
         /* (a scored rendition's warnings come at the end, in rendition order, each
          * before its score line; here they explain the error) */
-        vmaf_cuda_pairing_report(&r->pairing, ctx);
+        ff_vmaf_cuda_pairing_report(&r->pairing, ctx);
         av_log(ctx, AV_LOG_ERROR, "%sno frame pair was scored (no main frame met a "
                "reference frame): no log%s written, no VMAF score\n", r->st.prefix,
                r->st.log_path ? " file" : "");
@@ -285,7 +285,7 @@ int ff_vmaf_cuda_pipeline_activate_ladder(AVFilterContext *ctx, VmafCudaPipeline
                 return ret;
             continue;
         }
-        if ((ret = vmaf_cuda_pairing_observe_links(&r->pairing, ctx->inputs[k], reflink)) < 0)
+        if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx->inputs[k], reflink)) < 0)
             return ret;
         ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);
     }
@@ -367,7 +367,7 @@ int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p)
     for (unsigned k = 0; k < p->n; k++) {
         VmafCudaRendition *r = &p->r[k];
         if (r->st.session && r->st.nb_sent) {
-            vmaf_cuda_pairing_report(&r->pairing, ctx);
+            ff_vmaf_cuda_pairing_report(&r->pairing, ctx);
             if ((err = ff_vmaf_cuda_stream_results(ctx, &r->st)) < 0 && !ret)
                 ret = err;
         } else if (r->st.session && !r->ended) {

@@ -94,7 +94,7 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
         VmafCudaRendition *r = &p->r[k];
         av_frame_free(&r->ev_dist);
         ff_vmaf_cuda_stream_uninit(&r->st);
-        vmaf_cuda_pairing_uninit(&r->pairing);
+        ff_vmaf_cuda_pairing_uninit(&r->pairing);
         av_freep(&r->copy.buf);
         av_freep(&r->st.log_path);
     }
@@ -185,7 +185,7 @@ static int check_main(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k, int
                    str, ref_str);
         *err = AVERROR(EINVAL);
     }
-    if (vmaf_cuda_layout(av_pix_fmt_desc_get(fmt), ml) < 0) {
+    if (ff_vmaf_cuda_layout(av_pix_fmt_desc_get(fmt), ml) < 0) {
         if (ladder)
             av_log(ctx, AV_LOG_ERROR, "%s: unsupported format %s\n", who, str);
         else
@@ -197,8 +197,8 @@ static int check_main(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k, int
                "each rendition must have the reference's pixel format (bit depth, chroma "
                "subsampling, range); convert it first, e.g. scale_cuda=format=%s for CUDA "
                "frames, format=%s for software frames\n", who, str, ml->bpc,
-               vmaf_cuda_chroma_name(ml->chroma), ref_str, rl->bpc,
-               vmaf_cuda_chroma_name(rl->chroma), av_get_pix_fmt_name(ref_fmt),
+               ff_vmaf_cuda_chroma_name(ml->chroma), ref_str, rl->bpc,
+               ff_vmaf_cuda_chroma_name(rl->chroma), av_get_pix_fmt_name(ref_fmt),
                av_get_pix_fmt_name(ref_fmt));
         *err = AVERROR(EINVAL);
     } else if (!ladder && ml->bpc != rl->bpc) {
@@ -239,8 +239,8 @@ static int check_main(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k, int
         snprintf(p->chroma_note, sizeof(p->chroma_note), "the chroma planes of main (%s, "
                  "%s) and reference (%s, %s) differ in size, so no chroma is passed; for "
                  "features that read chroma convert one on the GPU, e.g. "
-                 "[ref]scale_cuda=format=%s[ref2]", str, vmaf_cuda_chroma_name(ml->chroma),
-                 ref_str, vmaf_cuda_chroma_name(rl->chroma), av_get_pix_fmt_name(fmt));
+                 "[ref]scale_cuda=format=%s[ref2]", str, ff_vmaf_cuda_chroma_name(ml->chroma),
+                 ref_str, ff_vmaf_cuda_chroma_name(rl->chroma), av_get_pix_fmt_name(fmt));
         av_log(ctx, AV_LOG_VERBOSE, "%s\n", p->chroma_note);
     }
     return 0;
@@ -259,7 +259,7 @@ int ff_vmaf_cuda_pipeline_config_inputs(AVFilterContext *ctx, VmafCudaPipeline *
         av_log(ctx, AV_LOG_ERROR, "CUDA input without a hardware frames context\n");
         return AVERROR(EINVAL);
     }
-    if (vmaf_cuda_layout(av_pix_fmt_desc_get(layout_format(ref)), &p->ref_layout) < 0) {
+    if (ff_vmaf_cuda_layout(av_pix_fmt_desc_get(layout_format(ref)), &p->ref_layout) < 0) {
         av_log(ctx, AV_LOG_ERROR, "unsupported reference format: %s\n", ref_str);
         return AVERROR(EINVAL);
     }
@@ -353,7 +353,7 @@ static int open_ladder(AVFilterContext *ctx, VmafCudaPipeline *p)
            "CUDA kernels: %s\n", vmaf_cuda_version(), vmaf_cuda_backend_name(vs),
            p->out.hw_frames ? "CUDA" : "software", st.width, st.height, st.bpc,
            shift ? " (high bits)" : "",
-           p->chroma_note[0] ? "luma only" : vmaf_cuda_chroma_name(st.chroma), extra,
+           p->chroma_note[0] ? "luma only" : ff_vmaf_cuda_chroma_name(st.chroma), extra,
            *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)");
     return 0;
 }
@@ -376,15 +376,15 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
         ff_vmaf_cuda_sync_configure(&p->sync, k, ctx, mainlink, reflink, p->opt.sync);
         fs = &p->sync.r[k].fs;
     }
-    vmaf_cuda_pairing_uninit(&r->pairing);
-    if ((ret = vmaf_cuda_pairing_init(&r->pairing, fs->time_base,
+    ff_vmaf_cuda_pairing_uninit(&r->pairing);
+    if ((ret = ff_vmaf_cuda_pairing_init(&r->pairing, fs->time_base,
                                       ff_filter_link(mainlink)->frame_rate,
                                       ff_filter_link(reflink)->frame_rate)) < 0)
         return ret;
     if (!p->lad && (ret = open_ladder(ctx, p)) < 0)
         return ret;
     if (!r->st.live &&
-        (ret = vmaf_cuda_live_ff_open(ctx, &live, r->st.session, outlink, &r->st.live)) < 0)
+        (ret = ff_vmaf_cuda_live_open(ctx, &live, r->st.session, outlink, &r->st.live)) < 0)
         return ret;
     return 0;
 }

@@ -215,7 +215,7 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
     if (scores)
         attach_scores(st, out, scores);
     if (scores && st->live) {
-        ret = vmaf_cuda_live_ff_attach(ctx, st->live, out, scores);
+        ret = ff_vmaf_cuda_live_attach(ctx, st->live, out, scores);
         if (ret < 0) {
             av_frame_free(&out);
             return ret;
@@ -340,7 +340,6 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
     const char *pre = st->prefix;
     int64_t output = st->taken >= 0 ? FFMIN(st->taken, st->nb_sent) : frames_output(ctx, st);
     int ret = st->output_error;
-    double score;
     int rc;
 
     if (output < st->nb_sent) {
@@ -380,38 +379,10 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
             ret = ret ? ret : err;
         }
     }
-    for (unsigned i = 0; i < st->nb_models; i++) {
-        rc = vmaf_cuda_pooled(st->session, vmaf_cuda_model_name(st->session, i), o->pool, &score);
-        if (rc < 0) {
-            int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
-            ret = ret ? ret : err;
-        } else {
-            av_log(ctx, AV_LOG_INFO, "%sVMAF score: %f\n", pre, score);
-        }
-    }
-    /* a bootstrap collection (vmaf_b_v0.6.3), as libvmaf's vmaf prints it:
-     * "NAME: bagging, ci.p95: [lo, hi], stddev: s" */
-    for (unsigned i = 0; i < st->nb_models; i++) {
-        static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev" };
-        const char *name = vmaf_cuda_model_name(st->session, i);
-        double v[4];
-        char key[512];
-        int k;
-        if (!vmaf_cuda_model_bootstrap_count(st->session, i))
-            continue;
-        for (k = 0; k < 4; k++) {
-            snprintf(key, sizeof(key), "%s%s", name, suffix[k]);
-            rc = vmaf_cuda_pooled(st->session, key, o->pool, &v[k]);
-            if (rc < 0)
-                break;
-        }
-        if (rc < 0) {
-            int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_pooled", rc);
-            ret = ret ? ret : err;
-        } else {
-            av_log(ctx, AV_LOG_INFO, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n",
-                   pre, name, v[0], v[1], v[2], v[3]);
-        }
+    /* "VMAF score: X" per model and the bootstrap lines: the library's text */
+    if (st->nb_models && (rc = ff_vmaf_cuda_live_summary(ctx, st->session, o->pool, pre)) < 0) {
+        int err = ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_summary", rc);
+        ret = ret ? ret : err;
     }
     return ret;
 }
