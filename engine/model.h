@@ -204,10 +204,18 @@ BootstrapScores bootstrap_combine(const Model& member0, std::vector<double> raw)
 
 /// Parses a libvmaf model JSON document ({"model_dict": {...}}), or a model collection
 /// ({"0": {...}, "1": {...}, ...}: "0" is the model, the others its bootstrap members).
-/// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON, a missing key (named), a value of
-/// the wrong type, counts that disagree (feature_names vs slopes/intercepts/
-/// feature_opts_dicts/support-vector indices), an unsupported model/kernel type, or a
-/// feature no vmaf_cuda extractor provides (none of the registry's records names it).
+/// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON (the message names the path of the
+/// offending value, e.g. "model_dict.slopes[2]", where the parser stopped), a missing key
+/// (named), a value of the wrong type, counts that disagree (feature_names vs
+/// slopes/intercepts/feature_opts_dicts/support-vector indices), an unsupported
+/// model/kernel type, a feature no vmaf_cuda extractor provides (none of the registry's
+/// records names it), or values that would make the scores meaningless (libvmaf v3.2.0
+/// accepts most of them silently; its libsvm reader refuses "nan" and "inf" text, its
+/// JSON reader takes 1e999 as infinity): a NaN or infinite number that feeds the score (slopes,
+/// intercepts, score_clip, score_transform, chroma_correction_parameter, the SVM's rho,
+/// coefficients and support-vector values), a gamma that is not above 0, no support
+/// vectors, a slope of 0 with linear_rescale, score_clip with min >= max, knots whose x
+/// does not increase or whose y decreases. Every message names the field.
 Model load_model(std::string_view json_text, const ModelConfig& cfg);
 
 /// Reads and parses a model file; errors name the path (EMODEL, also when unreadable).
