@@ -253,7 +253,7 @@ struct ModelSpec {
 /// allows). '\' escapes the next character; the last of repeated keys wins; empty
 /// entries are skipped. "" (or only empty entries) means "version=vmaf_v0.6.1".
 /// Throws Error(EINVAL): unknown key, bad boolean, missing '=', both or neither of
-/// version/path.
+/// version/path, a name= that is empty or not UTF-8.
 std::vector<ModelSpec> parse_model_string(std::string_view text);
 
 /// Loads the model of one entry: `version` from the built-in models, else from

@@ -462,6 +462,17 @@ TEST_CASE("model string", "[model][strings]") {
         CHECK(status_of([&] { parse_model_string(bad); }) == VMAF_CUDA_EINVAL);
 }
 
+TEST_CASE("model name= must be UTF-8 (it keys the JSON and NDJSON logs)", "[model][strings]") {
+    for (const char* bad : {"a\xff", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "x\xe2\x82"}) {
+        const std::string text = std::string("version=vmaf_v0.6.1:name=") + bad;
+        INFO(text);
+        CHECK(status_of([&] { parse_model_string(text); }) == VMAF_CUDA_EINVAL);
+        CHECK(message_of([&] { parse_model_string(text); }).find("name=") != std::string::npos);
+    }
+    for (const char* good : {"vmaf", "vmaf_\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x8e\xac", "a b"})
+        CHECK(parse_model_string(std::string("version=vmaf_v0.6.1:name=") + good).at(0).name == good);
+}
+
 TEST_CASE("resolve_model: built-in, search dir, names, overloads", "[model][strings]") {
     const auto specs = parse_model_string("version=vmaf_v0.6.1|version=vmaf_v0.6.1neg|path=" +
                                           model_dir() + "/vmaf_4k_v0.6.1.json|version=vmaf_v0.6.1:name=x");
