@@ -160,6 +160,10 @@ void fuzz_live(Input& in) {
     if (pts < 16) {  // anywhere in the int64 range
         const double bits = in.real();
         std::memcpy(&pts, &bits, sizeof pts);
+        // Known findings (tests/fuzz/known-failures.txt): time keys within a window's
+        // duration or a frame period of the int64 limits overflow.
+        if (vmaf_cuda_fuzz::skip_known() && (pts > (INT64_C(1) << 62) || pts < -(INT64_C(1) << 62)))
+            pts /= 4;
     }
     for (unsigned k = 0; k < frames; ++k) {
         std::vector<double> values;
