@@ -31,6 +31,13 @@ constexpr std::size_t kMaxKnots = 10;
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(VMAF_CUDA_EMODEL, msg); }
 
+// A value that feeds the score must be a finite number (a NaN or infinity there turns
+// every score into NaN or a clip bound; libvmaf accepts some of them silently).
+double finite(double v, const std::string& what) {
+    if (!std::isfinite(v)) fail(what + " is " + std::to_string(v) + ": must be a finite number");
+    return v;
+}
+
 const json& require(const json& obj, const char* key, const char* where) {
     const auto it = obj.find(key);
     if (it == obj.end()) fail(std::string("missing key \"") + key + "\" in " + where);
@@ -39,7 +46,7 @@ const json& require(const json& obj, const char* key, const char* where) {
 
 double number(const json& v, const std::string& what) {
     if (!v.is_number()) fail(what + " must be a number, not " + v.type_name());
-    return v.get<double>();
+    return finite(v.get<double>(), what);
 }
 
 std::string string_of(const json& v, const std::string& what) {
@@ -53,6 +60,47 @@ std::vector<double> number_array(const json& v, const std::string& what) {
     for (std::size_t i = 0; i < v.size(); ++i)
         out.push_back(number(v[i], what + "[" + std::to_string(i) + "]"));
     return out;
+}
+
+// Where a JSON parse error happened, as a path (model_dict.slopes[2]): nlohmann's
+// messages give a byte offset at best, and none for a number out of range (1e999).
+struct JsonErrorPath {
+    struct Level {
+        bool array = false;
+        std::string key;
+        std::size_t index = 0;
+    };
+    std::vector<Level> stack;
+    std::string where;
+
+    void value() {
+        if (!stack.empty() && stack.back().array) ++stack.back().index;
+    }
+    bool null() { return value(), true; }
+    bool boolean(bool) { return value(), true; }
+    bool number_integer(json::number_integer_t) { return value(), true; }
+    bool number_unsigned(json::number_unsigned_t) { return value(), true; }
+    bool number_float(json::number_float_t, const json::string_t&) { return value(), true; }
+    bool string(json::string_t&) { return value(), true; }
+    bool binary(json::binary_t&) { return value(), true; }
+    bool start_object(std::size_t) { return stack.push_back({}), true; }
+    bool start_array(std::size_t) { return stack.push_back({true, {}, 0}), true; }
+    bool key(json::string_t& k) { return stack.back().key = k, true; }
+    bool end_object() { return stack.pop_back(), value(), true; }
+    bool end_array() { return end_object(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+        for (const Level& l : stack) {
+            if (l.array) where += "[" + std::to_string(l.index) + "]";
+            else if (!l.key.empty()) where += (where.empty() ? "" : ".") + l.key;
+        }
+        return false;
+    }
+};
+
+std::string json_error_path(std::string_view text) {
+    JsonErrorPath p;
+    json::sax_parse(text.begin(), text.end(), &p);
+    return p.where;
 }
 
 // Text of a JSON number as libvmaf's JSON reader would hand it to its dictionary.
@@ -140,7 +188,13 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
             if (!rbf)
                 fail("libsvm model: kernel_type \"" + std::string(t) + "\" is not supported (rbf)");
         } else if (key == "gamma") {
-            m.gamma = parse_double(in.token(), "gamma");
+            // libvmaf reads any number; a NaN, infinite, zero or negative gamma gives NaN
+            // or scores that do not depend on the features (or grow with the distance).
+            const std::string_view t = in.token();
+            m.gamma = parse_double(t, "gamma");
+            if (!std::isfinite(m.gamma) || !(m.gamma > 0))
+                fail("libsvm model: gamma " + std::string(t) +
+                     ": must be a finite number above 0 (RBF kernel exp(-gamma * |x - sv|^2))");
             have_gamma = true;
         } else if (key == "degree") {
             parse_long(in.token(), "degree");
@@ -150,11 +204,14 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
             nr_class = parse_long(in.token(), "nr_class");
             if (nr_class != 2) fail("libsvm model: nr_class must be 2 for regression");
         } else if (key == "total_sv") {
-            total_sv = parse_long(in.token(), "total_sv");
-            if (total_sv < 1 || total_sv > 100000) fail("libsvm model: bad total_sv");
+            const std::string_view t = in.token();
+            total_sv = parse_long(t, "total_sv");
+            if (total_sv < 1 || total_sv > 100000)
+                fail("libsvm model: total_sv " + std::string(t) +
+                     ": a model needs 1 to 100000 support vectors");
         } else if (key == "rho") {
             if (nr_class != 2) fail("libsvm model: rho before nr_class");
-            m.rho = parse_double(in.token(), "rho");
+            m.rho = finite(parse_double(in.token(), "rho"), "libsvm model: rho");
             have_rho = true;
         } else if (key == "label" || key == "nr_sv") {
             if (nr_class != 2) fail("libsvm model: " + std::string(key) + " before nr_class");
@@ -181,7 +238,7 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
         SvmText ln{in.line()};
         const std::string_view c = ln.token();
         if (c.empty()) fail("libsvm model: " + what + " has no coefficient");
-        m.coef[s] = parse_double(c, what + " coefficient");
+        m.coef[s] = finite(parse_double(c, what + " coefficient"), "libsvm model: " + what + " coefficient");
         long last = 0;
         for (std::string_view t = ln.token(); !t.empty(); t = ln.token()) {
             const std::size_t colon = t.find(':');
@@ -194,7 +251,8 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
                 fail("libsvm model: " + what + " has feature index " + std::to_string(idx) +
                      ", but the model has " + std::to_string(n) + " features");
             m.sv[std::size_t(s) * n + std::size_t(idx - 1)] =
-                parse_double(t.substr(colon + 1), what + " value");
+                finite(parse_double(t.substr(colon + 1), what + " value"),
+                       "libsvm model: " + what + " value of feature index " + std::to_string(idx));
             last = idx;
         }
     }
@@ -283,6 +341,11 @@ ScoreTransform parse_transform(const json& st, bool force_enable) {
                 const std::vector<double> p = number_array(v[i], what + "[" + std::to_string(i) + "]");
                 if (p.size() != 2) fail(what + "[" + std::to_string(i) + "] must be [x, y]");
                 t.knots.emplace_back(p[0], p[1]);
+                // libvmaf's mapping gives up (returning 0 or a partial value) at a pair
+                // whose x does not increase or whose y decreases.
+                if (i > 0 && !(t.knots[i - 1].first < p[0] && t.knots[i - 1].second <= p[1]))
+                    fail(what + "[" + std::to_string(i - 1) + "] and [" + std::to_string(i) +
+                         "]: x must increase and y must not decrease from knot to knot");
             }
             t.knots_enabled = true;
         } else if (key == "out_lte_in" || key == "out_gte_in") {
@@ -310,7 +373,8 @@ Model load_model(std::string_view json_text, const ModelConfig& cfg) {
     try {
         doc = json::parse(json_text.begin(), json_text.end());
     } catch (const json::exception& e) {
-        fail(std::string("malformed JSON: ") + e.what());
+        const std::string where = json_error_path(json_text);
+        fail("malformed JSON" + (where.empty() ? std::string() : " at " + where) + ": " + e.what());
     }
     if (!doc.is_object()) fail("the model JSON is not an object");
     if (doc.contains("model_dict") || !doc.contains("0")) return ModelLoader::from_doc(doc, cfg);
@@ -395,6 +459,16 @@ Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
             m.features_[i].slope = sl[i + 1];
             m.features_[i].intercept = ic[i + 1];
         }
+        // With linear_rescale the output is divided by slopes[0] (denormalize) and each
+        // input multiplied by its slope: a 0 gives an infinite score, or an input the
+        // model ignores (and a division by 0 in the chroma correction).
+        if (m.linear_rescale_)
+            for (std::size_t i = 0; i <= n; ++i)
+                if (sl[i] == 0.0)
+                    fail("slopes[" + std::to_string(i) + "] is 0" +
+                         (i == 0 ? std::string(" (the score's scale: it is divided by it)")
+                                 : " (feature " + m.features_[i - 1].name + " would be ignored)") +
+                         ": must be a non-zero number");
     }
 
     if (const auto it = md.find("feature_opts_dicts"); it != md.end()) {
@@ -456,6 +530,10 @@ Model ModelLoader::from_doc(const json& doc, const ModelConfig& cfg) {
         // With disable_clip libvmaf skips the array unread; so do we.
         const std::vector<double> c = number_array(*it, "score_clip");
         if (c.size() != 2) fail("score_clip must be [min, max]");
+        // libvmaf clips to min then max: with min >= max every score would be max.
+        if (!(c[0] < c[1]))
+            fail("score_clip [" + number_text(json(c[0])) + ", " + number_text(json(c[1])) +
+                 "]: min must be below max");
         m.clip_enabled_ = true;
         m.clip_min_ = c[0];
         m.clip_max_ = c[1];

@@ -206,10 +206,18 @@ BootstrapScores bootstrap_combine(const Model& member0, std::vector<double> raw)
 
 /// Parses a libvmaf model JSON document ({"model_dict": {...}}), or a model collection
 /// ({"0": {...}, "1": {...}, ...}: "0" is the model, the others its bootstrap members).
-/// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON, a missing key (named), a value of
-/// the wrong type, counts that disagree (feature_names vs slopes/intercepts/
-/// feature_opts_dicts/support-vector indices), an unsupported model/kernel type, or a
-/// feature no vmaf_cuda extractor provides (none of the registry's records names it).
+/// Throws Error(VMAF_CUDA_EMODEL) for malformed JSON (the message names the path of the
+/// offending value, e.g. "model_dict.slopes[2]", where the parser stopped), a missing key
+/// (named), a value of the wrong type, counts that disagree (feature_names vs
+/// slopes/intercepts/feature_opts_dicts/support-vector indices), an unsupported
+/// model/kernel type, a feature no vmaf_cuda extractor provides (none of the registry's
+/// records names it), or values that would make the scores meaningless (libvmaf v3.2.0
+/// accepts most of them silently; its libsvm reader refuses "nan" and "inf" text, its
+/// JSON reader takes 1e999 as infinity): a NaN or infinite number that feeds the score (slopes,
+/// intercepts, score_clip, score_transform, chroma_correction_parameter, the SVM's rho,
+/// coefficients and support-vector values), a gamma that is not above 0, no support
+/// vectors, a slope of 0 with linear_rescale, score_clip with min >= max, knots whose x
+/// does not increase or whose y decreases. Every message names the field.
 Model load_model(std::string_view json_text, const ModelConfig& cfg);
 
 /// Reads and parses a model file; errors name the path (EMODEL, also when unreadable).
@@ -247,7 +255,7 @@ struct ModelSpec {
 /// allows). '\' escapes the next character; the last of repeated keys wins; empty
 /// entries are skipped. "" (or only empty entries) means "version=vmaf_v0.6.1".
 /// Throws Error(EINVAL): unknown key, bad boolean, missing '=', both or neither of
-/// version/path.
+/// version/path, a name= that is empty or not UTF-8.
 std::vector<ModelSpec> parse_model_string(std::string_view text);
 
 /// Loads the model of one entry: `version` from the built-in models, else from

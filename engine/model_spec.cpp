@@ -173,6 +173,27 @@ std::vector<std::vector<Item>> split_entries(std::string_view text) {
     return entries;
 }
 
+// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+bool is_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        std::size_t len = 0;
+        unsigned lo = 0x80, hi = 0xBF;  // range of the second byte
+        if (c < 0x80) len = 1;
+        else if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        else return false;
+        if (i + len > s.size()) return false;
+        for (std::size_t k = 1; k < len; ++k) {
+            const unsigned char d = static_cast<unsigned char>(s[i + k]);
+            if (d < (k == 1 ? lo : 0x80) || d > (k == 1 ? hi : 0xBF)) return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
 bool parse_bool(const Item& it) {
     if (!it.has_value) return true;  // bare flag, as libvmaf's CLI accepts
     if (it.value == "true" || it.value == "1") return true;
@@ -354,6 +375,10 @@ std::vector<ModelSpec> parse_model_string(std::string_view text) {
                 spec.path = it.value;
             } else if (it.key == "name") {
                 if (it.value.empty()) throw Error(VMAF_CUDA_EINVAL, "model name= is empty");
+                // The name keys the JSON and NDJSON logs, whose text is UTF-8.
+                if (!is_utf8(it.value))
+                    throw Error(VMAF_CUDA_EINVAL, "model name= is not UTF-8 text (it names the "
+                                                  "model's score in the logs)");
                 spec.name = it.value;
             } else if (it.key == "enable_transform") {
                 spec.enable_transform = parse_bool(it);

@@ -8,9 +8,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -183,6 +188,38 @@ TEST_CASE("open errors name the problem", "[api]") {
     SECTION("unreadable model file") {
         s.models = "path=/nonexistent/model.json";
         CHECK(open_err(VMAF_CUDA_EMODEL).find("/nonexistent/model.json") != std::string::npos);
+    }
+    SECTION("model file whose values make scores meaningless") {
+        // libvmaf v3.2.0 opens these and scores NaN or every frame at one value.
+        std::ifstream in(std::string(VMAF_CUDA_MODEL_DIR) + "/vmaf_v0.6.1.json", std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        const std::string good = ss.str();
+        const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                          ("vmaf_cuda_api_test_" + std::to_string(::getpid()));
+        std::filesystem::create_directories(dir);
+        const std::pair<const char*, const char*> edits[] = {
+            {"gamma 0.04", "gamma nan"},
+            {"gamma 0.04", "gamma -0.04"},
+            {"\"score_clip\": [\n            0.0,\n            100.0\n        ]",
+             "\"score_clip\": [100.0, 0.0]"},
+        };
+        for (const auto& [from, to] : edits) {
+            std::string text = good;
+            const std::size_t at = text.find(from, text.find("\"model_dict\""));
+            REQUIRE(at != std::string::npos);
+            text.replace(at, std::strlen(from), to);
+            const std::string path = (dir / "bad.json").string();
+            std::ofstream(path, std::ios::binary) << text;
+            const std::string models = "path=" + path;
+            s.models = models.c_str();
+            const std::string e = open_err(VMAF_CUDA_EMODEL);
+            INFO(e);
+            CHECK(e.find(path) != std::string::npos);
+            CHECK(e.find(std::string(to).find("score_clip") != std::string::npos ? "score_clip" : "gamma") !=
+                  std::string::npos);
+        }
+        std::filesystem::remove_all(dir);
     }
     SECTION("bad model key") {
         s.models = "version=vmaf_v0.6.1:colour=blue";

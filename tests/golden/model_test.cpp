@@ -21,6 +21,8 @@
 #include <limits>
 #include <sstream>
 
+#include <unistd.h>
+
 using namespace vmaf_cuda::engine;
 namespace fs = std::filesystem;
 
@@ -309,6 +311,132 @@ TEST_CASE("malformed models fail with EMODEL, never a crash", "[model][errors]")
     }
 }
 
+TEST_CASE("values that make scores meaningless fail at load, naming the field", "[model][errors]") {
+    // libvmaf v3.2.0 loads most of these and then scores NaN ("VMAF score: -nan" for a NaN
+    // gamma), a constant, or every frame at a clip bound.
+    const std::string good = read_text(model_dir() + "/vmaf_v0.6.1.json");
+    auto edited = [&](auto&& edit) {
+        nlohmann::json j = nlohmann::json::parse(good);
+        edit(j["model_dict"]);
+        return j.dump();
+    };
+    auto svm_edited = [&](const std::string& from, const std::string& to) {
+        return edited([&](nlohmann::json& md) {
+            std::string m = md["model"];
+            const std::size_t at = m.find(from);
+            REQUIRE(at != std::string::npos);
+            m.replace(at, from.size(), to);
+            md["model"] = m;
+        });
+    };
+    // EMODEL, and the message names `field`.
+    auto refused = [](const std::string& text, const std::string& field, ModelConfig cfg = {}) {
+        const int st = status_of([&] { load_model(text, cfg); });
+        const std::string msg = message_of([&] { load_model(text, cfg); });
+        INFO(msg);
+        CHECK(st == VMAF_CUDA_EMODEL);
+        CHECK(msg.find(field) != std::string::npos);
+    };
+    SECTION("score_clip reversed or empty") {
+        refused(edited([](nlohmann::json& md) { md["score_clip"] = {100.0, 0.0}; }), "score_clip");
+        refused(edited([](nlohmann::json& md) { md["score_clip"] = {50.0, 50.0}; }), "score_clip");
+        // with disable_clip the clip is not read (libvmaf skips it): nothing to refuse
+        CHECK(status_of([&] {
+                  load_model(edited([](nlohmann::json& md) { md["score_clip"] = {100.0, 0.0}; }),
+                             {"", false, true});
+              }) == 0);
+    }
+    SECTION("gamma NaN, infinite, negative or 0") {
+        for (const char* g : {"nan", "-nan", "inf", "-inf", "infinity", "-0.04", "0", "-0"})
+            refused(svm_edited("gamma 0.04", std::string("gamma ") + g), "gamma");
+    }
+    SECTION("rho, coefficients and support vectors not finite") {
+        refused(svm_edited("rho -1.33133", "rho nan"), "rho");
+        refused(svm_edited("rho -1.33133", "rho inf"), "rho");
+        // the first support vector of vmaf_v0.6.1: "-4 1:0.65734273 2:..."
+        refused(svm_edited("SV\n-4 1:0.65734273 ", "SV\nnan 1:0.65734273 "), "support vector 1 coefficient");
+        refused(svm_edited("SV\n-4 1:0.65734273 ", "SV\n-4 1:inf "), "support vector 1 value of feature index 1");
+        refused(svm_edited("SV\n-4 1:0.65734273 ", "SV\n-4 1:-nan "), "support vector 1 value of feature index 1");
+    }
+    SECTION("no support vectors") {
+        refused(svm_edited("total_sv 211", "total_sv 0"), "total_sv");
+        refused(svm_edited("total_sv 211", "total_sv -3"), "total_sv");
+    }
+    SECTION("slopes of 0 (division by 0, an ignored input)") {
+        refused(edited([](nlohmann::json& md) { md["slopes"][0] = 0.0; }), "slopes[0]");
+        refused(edited([](nlohmann::json& md) { md["slopes"][3] = 0; }), "slopes[3]");
+    }
+    SECTION("numbers out of range name their field") {
+        // nlohmann refuses 1e999 (libvmaf's JSON reader takes it as infinity)
+        std::string t = edited([](nlohmann::json& md) { md["slopes"][2] = 12345.5; });
+        t.replace(t.find("12345.5"), 7, "1e999");
+        refused(t, "model_dict.slopes[2]");
+        t = edited([](nlohmann::json& md) { md["score_transform"]["p1"] = 12345.5; });
+        t.replace(t.find("12345.5"), 7, "-1e999");
+        refused(t, "model_dict.score_transform.p1");
+        t = edited([](nlohmann::json& md) { md["score_clip"][1] = 12345.5; });
+        t.replace(t.find("12345.5"), 7, "1e400");
+        refused(t, "model_dict.score_clip[1]");
+    }
+    SECTION("knots that libvmaf's mapping stops at") {
+        refused(edited([](nlohmann::json& md) {
+                    md["score_transform"]["knots"] = {{0.0, 0.0}, {50.0, 60.0}, {40.0, 100.0}};
+                }),
+                "score_transform.knots[1] and [2]");
+        refused(edited([](nlohmann::json& md) {
+                    md["score_transform"]["knots"] = {{0.0, 10.0}, {50.0, 5.0}};
+                }),
+                "score_transform.knots[0] and [1]");
+        // increasing knots load
+        CHECK(status_of([&] {
+                  load_model(edited([](nlohmann::json& md) {
+                                 md["score_transform"]["knots"] = {{0.0, 0.0}, {50.0, 50.0}, {90.0, 100.0}};
+                             }),
+                             {});
+              }) == 0);
+    }
+    SECTION("chroma_correction_parameter out of range") {
+        std::string t = read_text(model_dir() + "/vmaf_v1.0.16_3d0h.json");
+        const std::string key = "\"chroma_correction_parameter\": ";
+        const std::size_t at = t.find(key);
+        REQUIRE(at != std::string::npos);
+        t.replace(at + key.size(), t.find_first_of(",}\n", at + key.size()) - (at + key.size()), "1e999");
+        refused(t, "chroma_correction_parameter");
+    }
+    SECTION("a bootstrap member's field is named with its entry") {
+        nlohmann::json j = nlohmann::json::parse(read_text(model_dir() + "/vmaf_b_v0.6.3.json"));
+        j["7"]["model_dict"]["score_clip"] = {100.0, 0.0};
+        refused(j.dump(), "collection entry \"7\": score_clip");
+    }
+    SECTION("files: the message names the path and the field") {
+        const fs::path dir = fs::temp_directory_path() / ("vmaf_cuda_model_test_" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        const std::string path = (dir / "nan_gamma.json").string();
+        std::ofstream(path) << svm_edited("gamma 0.04", "gamma nan");
+        const std::string msg = message_of([&] { load_model_file(path, {}); });
+        CHECK(status_of([&] { load_model_file(path, {}); }) == VMAF_CUDA_EMODEL);
+        CHECK(msg.find(path) != std::string::npos);
+        CHECK(msg.find("gamma nan") != std::string::npos);
+        fs::remove_all(dir);
+    }
+}
+
+TEST_CASE("every model file of models/ loads (plain, enable_transform, disable_clip)", "[model]") {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(model_dir())) {
+        if (e.path().extension() != ".json") continue;
+        INFO(e.path().string());
+        for (const ModelConfig& cfg : {ModelConfig{}, ModelConfig{"", true, false}, ModelConfig{"", false, true}})
+            CHECK(status_of([&] { load_model_file(e.path().string(), cfg); }) == 0);
+        ++n;
+    }
+    CHECK(n == 17);
+    for (const std::string& v : builtin_model_versions()) {
+        INFO(v);
+        CHECK(status_of([&] { resolve_model(ModelSpec{v, "", std::nullopt, false, false, {}}, true, nullptr); }) == 0);
+    }
+}
+
 // ---- model and feature strings -------------------------------------------------------
 
 TEST_CASE("model string", "[model][strings]") {
@@ -332,6 +460,17 @@ TEST_CASE("model string", "[model][strings]") {
     for (const char* bad : {"version=vmaf_v0.6.1:colour=red", "version", "path=a:version=b",
                             "name=x", "version=v:enable_transform=maybe", "version=v:name="})
         CHECK(status_of([&] { parse_model_string(bad); }) == VMAF_CUDA_EINVAL);
+}
+
+TEST_CASE("model name= must be UTF-8 (it keys the JSON and NDJSON logs)", "[model][strings]") {
+    for (const char* bad : {"a\xff", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "x\xe2\x82"}) {
+        const std::string text = std::string("version=vmaf_v0.6.1:name=") + bad;
+        INFO(text);
+        CHECK(status_of([&] { parse_model_string(text); }) == VMAF_CUDA_EINVAL);
+        CHECK(message_of([&] { parse_model_string(text); }).find("name=") != std::string::npos);
+    }
+    for (const char* good : {"vmaf", "vmaf_\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x8e\xac", "a b"})
+        CHECK(parse_model_string(std::string("version=vmaf_v0.6.1:name=") + good).at(0).name == good);
 }
 
 TEST_CASE("resolve_model: built-in, search dir, names, overloads", "[model][strings]") {

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause-Patent
+# AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzzers, on the CPU backend: a
+# second build directory (clang, -Db_sanitize=address,undefined, -Dcuda=disabled,
+# -Dfuzz=true; UBSan stops at its first report), in which run the api suite, a golden
+# subset, the fuzz suite (seed corpus and regression inputs, each once) and timed libFuzzer
+# runs (tools/fuzz.sh). Any sanitizer report, leak, failure or timeout fails it.
+# tools/test.sh runs it after the main suites (README "Sanitizers and fuzzing": what runs,
+# what it costs).
+#
+#   tools/sanitize.sh [STEP...]   steps: build api golden replay fuzz (default: all, in order)
+#
+# Environment: ASAN_BUILDDIR (default build-asan); FUZZ_SECONDS (per harness, default 60)
+# and FUZZ_JOBS (harnesses at once, default 2) for the fuzz step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+builddir=${ASAN_BUILDDIR:-build-asan}
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build api golden replay fuzz)
+for s in "${steps[@]}"; do
+  case "$s" in build|api|golden|replay|fuzz) ;; *) echo "sanitize: unknown step '$s' (build api golden replay fuzz)" >&2; exit 2 ;; esac
+done
+
+# clang with libFuzzer and the sanitizer runtimes; llvm for llvm-symbolizer (stacks with
+# file:line). Debian packages, as tools/setup-debian.sh installs the rest.
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+missing=()
+for p in clang libclang-rt-dev llvm; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "sanitize: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1:print_summary=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:print_summary=1}
+
+# The api suite's tests (all but the install test, whose C program links the library
+# without the sanitizer runtimes), and the fuzz suite.
+api_tests=(
+  "api C API contract and errors"
+  "api CLI frame reader_ luma and chroma planes of raw YUV and Y4M"
+  "api ladder_ renditions score as separate sessions, reference work shared"
+  "api ordered double sum_ binade phases and maps equal the sequential sum (host emulation)"
+  "api VIF compact log2 table (the CUDA kernels' one) equals libvmaf's log2_table"
+  "api VMAF_CUDA_TRACE per-frame timing files and tools/frame_trace.py"
+  "api live QA helpers (windows, NDJSON, SEI) and percentile pooling"
+)
+# The golden subset (a few cases per feature; README "Sanitizers and fuzzing"):
+# EXECUTABLE|Catch2 test pattern|section (one case). Odd sizes, 8 to 16 bits, every feature
+# and model family once through the C API, the CLI.
+golden_runs=(
+  "model_test|*|"
+  "golden_test|every golden case*|testsrc2_321x241_8bit"
+  "golden_test|every golden case*|sparks_480x270_5f_10bit"
+  "golden_test|every golden case*|src01_576x324_3f_12bit"
+  "golden_test|every golden case*|src01_576x324_3f_16bit"
+  "golden_test|n_subsample*|"
+  "golden_test|other models*|src01_576x324_3f_8bit vmaf_v0.6.1neg"
+  "golden_test|other models*|sparks_480x270_5f_10bit vmaf_4k_v0.6.1"
+  "golden_test|libvmaf JSON logs*|hall_cif_352x288_1f_8bit vmaf_b_v0.6.3"
+  "libvmaf_log_test|*|hall_cif_352x288_1f_8bit.companion.json"
+  "libvmaf_log_test|*|sparks_480x270_5f_10bit.companion.json"
+  "libvmaf_log_test|*|src01_576x324_3f_16bit.companion.json"
+  "libvmaf_log_test|*|hall_cif_352x288_1f_8bit.vmaf_v1.0.16_3d0h.json"
+  "libvmaf_log_test|*|src01_576x324_3f_10bit.vmaf_v1.0.16_hfr_3d0h_2160.json"
+  "libvmaf_log_test|*|sparks_480x270_5f_10bit.vmaf_v1.0.16_3d0h_2160.error.txt"
+  "libvmaf_log_test|*|hall_cif_352x288_1f_8bit.vmaf_float_v0.6.1.json"
+  "psnr_ciede_test|psnr and ciede through the C API vs libvmaf*|sparks_480x270_5f_10bit"
+  "psnr_ciede_test|psnr at 4:2:2 and 4:4:4*|"
+  "psnr_ciede_test|ciede at 4:4:4 and odd 4:2:0*|"
+  "psnr_ciede_test|psnr and ciede errors*|"
+  "psnr_ciede_test|psnr and ciede with keep_history=0*|"
+  "ssim_cambi_api_test|float_ssim at small and odd sizes*|"
+  "ssim_cambi_api_test|float_ms_ssim below its smallest size*|"
+  "ssim_cambi_api_test|cambi: sizes and options libvmaf refuses*|"
+  "v1016_models_test|v1.0.16 models through the C API*|sparks_480x270_5f_10bit vmaf_v1.0.16_hfr_5d0h"
+  "v1016_models_test|speed_chroma refuses*|"
+  "v1016_models_test|chroma_correction_parameter*|"
+  "cli_test|CLI errors name the problem|"
+  "cli_test|CLI --json logs*|testsrc2_321x241_8bit"
+  "cli_test|CLI options of libvmaf's vmaf*|"
+  "cli_test|CLI reads the chroma planes*|"
+)
+golden_targets=(tools/vmaf-cuda)
+for run in "${golden_runs[@]}"; do
+  t=tests/${run%%|*}
+  [[ " ${golden_targets[*]} " == *" $t "* ]] || golden_targets+=("$t")
+done
+
+targets=(tests/api_test tests/video_reader_test tests/ladder_test tests/ordered_sum_test
+         tests/vif_log2_test tests/frame_trace_test tests/live_test "${golden_targets[@]}")
+for h in model video_reader options writers; do
+  targets+=(tests/fuzz/fuzz_$h tests/fuzz/fuzz_${h}_replay)
+done
+
+declare -a summary
+rc=0
+step() {  # step NAME COMMAND...: runs and times one step
+  local name=$1 start r=0
+  shift
+  start=$(date +%s)
+  echo "sanitize: $name"
+  "$@" || r=$?
+  local t=$(( $(date +%s) - start ))
+  if [ "$r" = 0 ]; then summary+=("sanitize $name: ok (${t} s)"); else summary+=("sanitize $name: FAILED (${t} s)"); rc=1; fi
+  return 0
+}
+
+do_build() {
+  if [ ! -f "$builddir/build.ninja" ]; then
+    CC=clang CXX=clang++ meson setup "$builddir" -Dcuda=disabled -Dfuzz=true \
+      -Db_sanitize=address,undefined -Db_lundef=false -Ddebug=false -Doptimization=1 \
+      -Dc_args="-gline-tables-only -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+      -Dcpp_args="-gline-tables-only -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  fi
+  ninja -C "$builddir" "${targets[@]}"
+}
+
+meson_tests() {  # meson_tests [--test-args ARGS] NAME...
+  meson test -C "$builddir" --no-rebuild --print-errorlogs --num-processes 2 "$@"
+}
+
+# ordered_sum_test needs about a minute under ASan (30 s is its timeout): 10x the timeouts
+do_api() { meson_tests --timeout-multiplier 10 "${api_tests[@]}"; }
+
+do_golden() {
+  local r=0 run exe rest pattern section log n=0 t0
+  local logs="$builddir/sanitize-logs"
+  mkdir -p "$logs"
+  for run in "${golden_runs[@]}"; do
+    exe=${run%%|*}; rest=${run#*|}; pattern=${rest%%|*}; section=${rest#*|}
+    local args=("$pattern")
+    [ -z "$section" ] || args+=(-c "$section")
+    log="$logs/golden-$((++n)).log"
+    t0=$(date +%s)
+    # the environment of these tests' meson definitions (tests/meson.build)
+    # XML reporter: the log shows that the section ran (a misspelt one would pass empty)
+    if VMAF_CUDA_TEST_BACKEND=cpu VMAF_CUDA_CLI="$PWD/$builddir/tools/vmaf-cuda" \
+       timeout 600 "$builddir/tests/$exe" "${args[@]}" -r xml > "$log" 2>&1 &&
+       grep -qE '<OverallResultsCases successes="[1-9][0-9]*" failures="0"' "$log" &&
+       { [ -z "$section" ] || grep -qF "<Section name=\"$section\"" "$log"; }; then
+      echo "  ok   $(( $(date +%s) - t0 )) s  $exe \"$pattern\" ${section:+-c \"$section\"}"
+    else
+      echo "  FAIL $(( $(date +%s) - t0 )) s  $exe \"$pattern\" ${section:+-c \"$section\"} (log: $log)"
+      grep -vE '^\s*<(Expression|Original|Expanded|/|Section|OverallResult|TestCase|Group|Catch)' "$log" | tail -n 40
+      grep -A6 'success="false"' "$log" | head -n 40 || true
+      r=1
+    fi
+  done
+  return $r
+}
+
+do_replay() { meson_tests --suite fuzz; }
+do_fuzz() { ASAN_BUILDDIR="$builddir" bash tools/fuzz.sh; }
+
+for s in "${steps[@]}"; do
+  if [ "$s" != build ] && [ ! -f "$builddir/build.ninja" ]; then
+    echo "sanitize: no $builddir yet: run tools/sanitize.sh build first" >&2; exit 2
+  fi
+  step "$s" "do_$s"
+  # without a build nothing else can run
+  if [ "$s" = build ] && [ "$rc" != 0 ]; then break; fi
+done
+printf '%s\n' "${summary[@]}"
+exit $rc
