@@ -227,6 +227,53 @@ TEST_CASE("duration windows keep the values of the trailing duration", "[api][li
     }
 }
 
+TEST_CASE("time keys at the int64 limits: no overflow, windows still right", "[api][live]") {
+    // A duration window at keys near INT64_MIN (t - duration overflowed) and far apart.
+    Window w(0, 180000, 0);
+    w.push(INT64_MIN, 1);
+    w.push(INT64_MIN + 100, 2);
+    CHECK(w.stats().count == 2);
+    w.push(INT64_MIN + 180000, 3);  // the first value is 180000 ticks old: out
+    CHECK(w.stats().count == 2);
+    w.push(INT64_MAX, 4);           // 2^64 - 1 ticks after the first: all others out
+    CHECK(w.stats().count == 1);
+    CHECK(w.stats().mean == 4);
+
+    // Through the C API: frames without pts after a pts near INT64_MAX (last + period
+    // overflowed) keep the last key; a window of 1e30 s is INT64_MAX ticks.
+    VmafCudaSession* vs = open_session("version=vmaf_v0.6.1");
+    for (const char* window : {"2s", "1e30s"}) {
+        VmafCudaLiveSettings cfg;
+        vmaf_cuda_live_default_settings(&cfg);
+        cfg.window = window;
+        cfg.tb_num = 1;
+        cfg.tb_den = 90000;
+        cfg.fr_num = 25;
+        cfg.fr_den = 1;
+        VmafCudaLive* l = nullptr;
+        char err[256] = "";
+        REQUIRE(vmaf_cuda_live_open(&l, vs, &cfg, err, sizeof err) == 0);
+        const char* names[] = {"vmaf"};
+        const std::int64_t pts[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, 0, 0};
+        const int has_pts[] = {1, 1, 1, 0, 0};
+        for (unsigned i = 0; i < 5; ++i) {
+            double v = 10.0 * (i + 1);
+            VmafCudaFrameScores fs{i, 1, names, &v};
+            VmafCudaLiveFrame out;
+            REQUIRE(vmaf_cuda_live_frame(l, &fs, pts[i], has_pts[i], &out) == 0);
+        }
+        VmafCudaWindowStats ws;
+        REQUIRE(vmaf_cuda_live_window(l, 0, &ws) == 0);
+        INFO("window " << window);
+        // the last three (INT64_MAX - 1, then two frames held at INT64_MAX): the first two
+        // lie 2^64 - 2 ticks back, beyond both windows
+        CHECK(ws.frames == 3u);
+        CHECK(ws.max == 50);
+        vmaf_cuda_live_close(l);
+    }
+    vmaf_cuda_close(vs);
+}
+
 TEST_CASE("windows: NaN is ignored by min and max, makes the means NaN", "[api][live]") {
     const double nan = std::nan("");
     Window w(3, 0, 10);

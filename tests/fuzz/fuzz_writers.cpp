@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause-Patent
 // Fuzz harness (d): the log writers, fed random scores, names, precisions and frame
-// numbers: engine/writers.cpp format_log (XML, JSON, CSV, SUB) and the filter's live
-// NDJSON lines and SEI payload (filter/vmaf_cuda_live*.c, plain C, no FFmpeg).
+// numbers: engine/writers.cpp format_log (XML, JSON, CSV, SUB) and live QA's NDJSON lines
+// and SEI payload (vmaf_cuda_live_*(), engine/live.cpp, on a CPU session's models).
 // Promises checked: format_log returns text or throws Error(EINVAL) for a precision or
 // format out of range; its JSON parses, with one frame object per row and, at
 // precision -1 (max), every finite value read back as the same double; each NDJSON line
@@ -13,7 +13,6 @@
 #include "fuzz_input.h"
 #include "model.h"
 #include "vmaf_cuda.h"
-#include "vmaf_cuda_live.h"
 #include "writers.h"
 
 #include <nlohmann/json.hpp>
@@ -77,14 +76,15 @@ void fuzz_format_log(Input& in) {
         t.aggregate.emplace_back(in.text(12), score(in));
         names_utf8 = names_utf8 && utf8(t.aggregate.back().first);
     }
-    // A known finding (tests/fuzz/known-failures.txt): JSON logs with names that are not UTF-8.
-    if (vmaf_cuda_fuzz::skip_known() && fmt == int(LogFormat::json) && !names_utf8) return;
     std::string text;
     try {
         text = format_log(static_cast<LogFormat>(fmt), t);
     } catch (const Error& e) {
         const bool precision_ok = t.precision == -1 || (t.precision >= 1 && t.precision <= 17);
-        if (e.status != VMAF_CUDA_EINVAL || (precision_ok && fmt < 4))
+        // EINVAL for a precision or format out of range, or a JSON log with a name that
+        // is not UTF-8 (JSON text is UTF-8)
+        const bool json_names = fmt == int(LogFormat::json) && !names_utf8;
+        if (e.status != VMAF_CUDA_EINVAL || (precision_ok && fmt < 4 && !json_names))
             broken(std::string("format_log failed: ") + e.what());
         return;
     }
@@ -109,6 +109,8 @@ void fuzz_format_log(Input& in) {
     }
 }
 
+const std::uint8_t kSeiUuid[16] = VMAF_CUDA_LIVE_SEI_UUID;
+
 void check_json_object(const char* p, std::size_t n, const char* what) {
     try {
         if (!json::parse(p, p + n).is_object()) broken(std::string(what) + " is not a JSON object");
@@ -117,8 +119,27 @@ void check_json_object(const char* p, std::size_t n, const char* what) {
     }
 }
 
+// A CPU session at 17x17 naming the live state's models: none (no_prediction), "vmaf",
+// or "vmaf" and a second model named by the input (opened anew: a name the model string
+// refuses ends the input).
+VmafCudaSession* open_session(unsigned nb_models, const std::string& second) {
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.backend = VMAF_CUDA_BACKEND_CPU;
+    s.width = s.height = 17;
+    s.no_prediction = nb_models == 0;
+    const std::string models =
+        nb_models < 2 ? "version=vmaf_v0.6.1"
+                      : "version=vmaf_v0.6.1|version=vmaf_v0.6.1neg:name=" + second;
+    s.models = models.c_str();
+    VmafCudaSession* vs = nullptr;
+    char err[512];
+    return vmaf_cuda_open(&vs, &s, err, sizeof err) == VMAF_CUDA_OK ? vs : nullptr;
+}
+
 void fuzz_live(Input& in) {
-    VmafCudaLiveConfig cfg{};
+    VmafCudaLiveSettings cfg;
+    vmaf_cuda_live_default_settings(&cfg);
     std::string window;
     const std::uint8_t w = in.byte();
     if (w & 1) window = (w & 2) ? std::to_string(1 + in.byte() % 8) : in.text(10);
@@ -127,32 +148,31 @@ void fuzz_live(Input& in) {
     cfg.sei = (w >> 4) & 1;
     const bool ndjson = (w >> 5) & 1;
     cfg.precision = int(in.byte() % 19) - 1;  // -1..17
-    cfg.pool = in.byte() % 7;
+    cfg.pool = VmafCudaPool(in.byte() % 7);
     cfg.tb_num = 1 + in.byte();
     cfg.tb_den = 1 + in.byte() * 1000;
     cfg.fr_num = in.byte();
     cfg.fr_den = in.byte();
-    const unsigned nb_models = in.pick(0, 3), nb_scores = in.pick(1, 5);
-    std::vector<std::string> model_names, names;
-    for (unsigned m = 0; m < nb_models; ++m) model_names.push_back(in.byte() < 128 ? "vmaf" : in.text(8));
+    const unsigned nb_models = in.pick(0, 2), nb_scores = in.pick(1, 5);
+    const std::string second = in.text(8);
+    std::vector<std::string> names;
     for (unsigned i = 0; i < nb_scores; ++i) names.push_back(in.byte() < 100 ? "vmaf" : in.text(8));
     bool names_utf8 = true;
-    for (const auto* v : {&model_names, &names})
-        for (const std::string& s : *v) names_utf8 = names_utf8 && utf8(s);
-    std::vector<const char*> mp, np;
-    for (const std::string& s : model_names) mp.push_back(s.c_str());
-    for (const std::string& s : names) np.push_back(s.c_str());
-    cfg.nb_models = nb_models;
-    cfg.model_names = mp.data();
+    for (const std::string& n : names) names_utf8 = names_utf8 && utf8(n);
+    std::vector<const char*> np;
+    for (const std::string& n : names) np.push_back(n.c_str());
+    VmafCudaSession* vs = open_session(nb_models, second);
+    if (!vs) return;
 
     const int fd = ndjson ? memfd_create("fuzz_ndjson", 0) : -1;
     const std::string path = "/proc/self/fd/" + std::to_string(fd);
     cfg.ndjson_path = ndjson ? path.c_str() : nullptr;
     VmafCudaLive* l = nullptr;
     char err[512];
-    if (vmaf_cuda_live_open(&l, &cfg, err, sizeof err) < 0) {
+    if (vmaf_cuda_live_open(&l, vs, &cfg, err, sizeof err) < 0) {
         if (!*err) broken("vmaf_cuda_live_open failed without a message");
         if (fd >= 0) close(fd);
+        vmaf_cuda_close(vs);
         return;
     }
     const unsigned frames = in.pick(1, 8);
@@ -160,10 +180,6 @@ void fuzz_live(Input& in) {
     if (pts < 16) {  // anywhere in the int64 range
         const double bits = in.real();
         std::memcpy(&pts, &bits, sizeof pts);
-        // Known findings (tests/fuzz/known-failures.txt): time keys within a window's
-        // duration or a frame period of the int64 limits overflow.
-        if (vmaf_cuda_fuzz::skip_known() && (pts > (INT64_C(1) << 62) || pts < -(INT64_C(1) << 62)))
-            pts /= 4;
     }
     for (unsigned k = 0; k < frames; ++k) {
         std::vector<double> values;
@@ -174,9 +190,11 @@ void fuzz_live(Input& in) {
         pts = pts <= INT64_MAX - step ? pts + step : pts;
         VmafCudaLiveFrame out;
         const int r = vmaf_cuda_live_frame(l, &fs, pts, has_pts, &out);
-        if (r < 0) broken(std::string("vmaf_cuda_live_frame failed: ") + vmaf_cuda_live_error(l));
+        if (r < 0 && !(r == VMAF_CUDA_EINVAL && !names_utf8))
+            broken(std::string("vmaf_cuda_live_frame failed: ") + vmaf_cuda_live_error(l));
+        if (r < 0) break;
         if (out.sei) {
-            if (out.sei_size < 16 || std::memcmp(out.sei, vmaf_cuda_live_sei_uuid, 16) != 0)
+            if (out.sei_size < 16 || std::memcmp(out.sei, kSeiUuid, 16) != 0)
                 broken("the SEI payload does not start with the UUID");
             if (names_utf8)
                 check_json_object(reinterpret_cast<const char*>(out.sei) + 16, out.sei_size - 16,
@@ -186,6 +204,7 @@ void fuzz_live(Input& in) {
     if (vmaf_cuda_live_finish(l, nullptr, frames) < 0)
         broken(std::string("vmaf_cuda_live_finish failed: ") + vmaf_cuda_live_error(l));
     vmaf_cuda_live_close(l);
+    vmaf_cuda_close(vs);
     if (fd < 0) return;
     // Every line of the NDJSON file is one JSON object.
     const off_t size = lseek(fd, 0, SEEK_END);
