@@ -341,6 +341,47 @@ int run(const Args& a, LogPaths& logs) {
     if (a.no_prediction && features.empty())
         return fail("--no_prediction without --feature: nothing to compute");
 
+    // one buffer per input, each frame read whole (luma, Cb, Cr) into it
+    std::vector<std::uint8_t> rl;
+    std::vector<std::vector<std::uint8_t>> dl(n_dist);
+    // A distorted input that cannot be read on (truncated, a sample above its bit depth,
+    // a read error) fails the run when it is the only one; in a ladder it fails alone, as
+    // an empty rendition does: no log, no score line, exit status 1, the others scored.
+    std::vector<char> failed(n_dist, 0), active(n_dist, 1);
+    auto read_dist = [&](unsigned k) -> int { // 1: a frame, 0: its end, -1: failed
+        try {
+            return dist[k]->read(dl[k]) ? 1 : 0;
+        } catch (const InputError& e) {
+            if (n_dist == 1) throw;
+            fail("rendition " + std::to_string(k) + ": " + e.what() +
+                 ": no log written, no VMAF score");
+            failed[k] = 1;
+            return -1;
+        }
+    };
+    // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
+    for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
+    for (unsigned k = 0; k < n_dist; ++k)
+        for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
+    // The first frames (after the skips) are read before the session opens: a header that
+    // claims a huge frame fails on its missing data, not on the session's buffers for that
+    // size (a 40-byte Y4M file claiming 32768x32768 4:4:4 16-bit would ask for GiBs).
+    int ref_ahead = ref.read(rl) ? 1 : 0;       // -1: taken
+    std::vector<int> dist_ahead(n_dist, 0);     // 1 frame, 0 end, -1 failed; 2: taken
+    for (unsigned k = 0; k < n_dist; ++k) dist_ahead[k] = failed[k] ? -1 : read_dist(k);
+    auto next_ref = [&]() -> bool {
+        if (ref_ahead < 0) return ref.read(rl);
+        const bool h = ref_ahead == 1;
+        ref_ahead = -1;
+        return h;
+    };
+    auto next_dist = [&](unsigned k) -> int {
+        if (dist_ahead[k] == 2) return read_dist(k);
+        const int h = dist_ahead[k];
+        dist_ahead[k] = 2;
+        return h;
+    };
+
     VmafCudaSettings s;
     vmaf_cuda_default_settings(&s);
     s.width = rf.width;
@@ -413,28 +454,6 @@ int run(const Args& a, LogPaths& logs) {
                      chroma_name(rf.chroma).c_str(),
                      n_dist > 1 ? (", " + std::to_string(n_dist) + " renditions").c_str() : "");
 
-    // one buffer per input, each frame read whole (luma, Cb, Cr) into it
-    std::vector<std::uint8_t> rl;
-    std::vector<std::vector<std::uint8_t>> dl(n_dist);
-    // A distorted input that cannot be read on (truncated, a sample above its bit depth,
-    // a read error) fails the run when it is the only one; in a ladder it fails alone, as
-    // an empty rendition does: no log, no score line, exit status 1, the others scored.
-    std::vector<char> failed(n_dist, 0), active(n_dist, 1);
-    auto read_dist = [&](unsigned k) -> int { // 1: a frame, 0: its end, -1: failed
-        try {
-            return dist[k]->read(dl[k]) ? 1 : 0;
-        } catch (const InputError& e) {
-            if (n_dist == 1) throw;
-            fail("rendition " + std::to_string(k) + ": " + e.what() +
-                 ": no log written, no VMAF score");
-            failed[k] = 1;
-            return -1;
-        }
-    };
-    // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
-    for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
-    for (unsigned k = 0; k < n_dist; ++k)
-        for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
     std::vector<long> n(n_dist, 0);
     std::vector<std::uint64_t> scored(n_dist, 0); // frames vmaf_cuda_receive() returned
     long frames = 0;
@@ -448,14 +467,14 @@ int run(const Args& a, LogPaths& logs) {
     std::vector<const VmafCudaPicture*> dptr(n_dist);
     bool ref_empty = false; // the reference had no frame (after --frame_skip_ref)
     while (a.frame_cnt < 0 || frames < a.frame_cnt) {
-        const bool hr = ref.read(rl);
+        const bool hr = next_ref();
         if (!hr && frames == 0) ref_empty = true;
         std::fill(dptr.begin(), dptr.end(), nullptr);
         bool any = false;
         std::string longer; // renditions with frames left when the reference ended
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!active[k]) continue;
-            const int hd = failed[k] ? -1 : read_dist(k);
+            const int hd = failed[k] ? -1 : next_dist(k);
             if (hd < 0) {
                 if (end_rendition(k)) return 1;
                 continue;

@@ -631,6 +631,17 @@ TEST_CASE("CLI: a truncated input is an error naming the file, the frame and the
         copy_prefix(d, cut, y4m_size, "FRA");
         refused(cut, "frame 3's FRAME header is incomplete (got 3 of 6 bytes)");
     }
+    SECTION("Y4M: a header claiming a huge frame fails on its data, in little memory") {
+        // The first frames are read before the session opens: its buffers for 32768x32768
+        // 4:4:4 16-bit (GiBs) are never allocated. ulimit -v: 1 GiB of address space.
+        const fs::path huge = dir / "huge.y4m";
+        std::ofstream(huge) << "YUV4MPEG2 W32768 H32768 C444p16\nFRAME\nabc";
+        const Proc p = run("-r " + q(huge) + " -d " + q(huge) + " --backend cpu", "ulimit -v 1048576; ");
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: '" + huge.string() + "' is truncated: frame 0 is incomplete "
+                     "(got 3 of 6442450944 bytes)"));
+    }
     SECTION("a ladder's truncated rendition fails alone, the others are scored") {
         const fs::path cut = dir / "cut.y4m";
         copy_prefix(d, cut, y4m_size - 100);
