@@ -347,7 +347,7 @@ static int activate(AVFilterContext *ctx)
 
     if (s->renditions > 1)
         return ff_vmaf_cuda_pipeline_activate_ladder(ctx, &s->p);
-    if ((ret = ff_vmaf_cuda_pairing_observe(&r->pairing, ctx)) < 0)
+    if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx->inputs[0], ctx->inputs[1])) < 0)
         return ret;
     ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);
     if ((ret = ff_framesync_activate(&s->fs)) < 0)

@@ -55,7 +55,7 @@ typedef struct VmafCudaPipelineOptions {
 /** One rendition: main k against the reference, and output k. */
 typedef struct VmafCudaRendition {
     VmafCudaStream st;
-    VmafCudaPairing pairing;
+    VmafCudaPairWatch pairing;
     VmafCudaLayout layout;       /**< main k's */
     VmafCudaPlaneCopy copy;
     AVFrame *ev_dist;            /**< the main frame of its waiting event (NULL: none) */

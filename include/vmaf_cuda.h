@@ -632,6 +632,74 @@ const char *vmaf_cuda_live_error(const VmafCudaLive *l);
 /** Closes the live state (and the NDJSON stream without its pooled line); NULL is a no-op. */
 void vmaf_cuda_live_close(VmafCudaLive *l);
 
+/* ---- The pairing watch (API 6): how two timed inputs were paired ---- */
+
+/** "No timestamp" in the pairing watch: INT64_MIN (FFmpeg's AV_NOPTS_VALUE). */
+#define VMAF_CUDA_NOPTS INT64_MIN
+
+/**
+ * Watches how a frame synchroniser paired two timed inputs, main and reference, with
+ * FFmpeg's framesync defaults as FFmpeg's libvmaf filter uses them (each main frame meets
+ * the last reference frame at or before its time; an input that ended repeats its last
+ * frame), and says at the end where that was probably not what the user meant. It only
+ * watches: the caller pairs (the vmaf_cuda filter does, per rendition). Times are ticks
+ * of a time base, VMAF_CUDA_NOPTS for none.
+ */
+typedef struct VmafCudaPairing VmafCudaPairing;
+
+/** The pairing watch's settings. */
+typedef struct VmafCudaPairingSettings {
+    int tb_num, tb_den;          /**< time base: a tick is tb_num / tb_den s (both > 0) */
+    int main_rate_num, main_rate_den; /**< the main's frame rate (0/0: unknown) */
+    int ref_rate_num, ref_rate_den;   /**< the reference's frame rate (0/0: unknown) */
+    const char *prefix;          /**< starts every message (e.g. "rendition 2: "); NULL: "" */
+} VmafCudaPairingSettings;
+
+/** Opens a pairing watch. Errors: EINVAL (NULL, a time base not > 0), ENOMEM. */
+int vmaf_cuda_pairing_open(VmafCudaPairing **out, const VmafCudaPairingSettings *s);
+
+/** A frame queued on input 0 (main) or 1 (reference): each frame once, in input order,
+ *  before the events that use or pass over it. `duration` in ticks, 0 when unknown. */
+int vmaf_cuda_pairing_frame(VmafCudaPairing *p, int input, int64_t pts, int64_t duration);
+
+/** One event of the synchroniser (FFmpeg: a framesync event). */
+typedef struct VmafCudaPairingEvent {
+    int64_t pts;            /**< the event's time */
+    int64_t main_pts;       /**< the main frame's time */
+    int has_ref;            /**< a reference frame was paired (0: the main frame goes out
+                                 unscored) */
+    int64_t ref_pts;        /**< the paired reference frame's time */
+    int ref_ended;          /**< the reference's end is known: no frame follows it */
+    int has_next_ref;       /**< the reference's next frame is known... */
+    int64_t next_ref_pts;   /**< ...at this time */
+    int64_t index;          /**< the frame's index in the log (-1: unscored) */
+} VmafCudaPairingEvent;
+
+/**
+ * Records an event. Returns 1 when it was the first pair (a caller checks its pictures'
+ * properties then), 0 otherwise, VMAF_CUDA_EINVAL for NULL. With `line` (NULL: none; at
+ * most `size` bytes, NUL-terminated) the event as a debug line, with the prefix and no
+ * newline: "pair N: main T s, reference T s" or "unscored: main T s (no reference frame)",
+ * times as FFmpeg's av_ts_make_time_string2() prints seconds.
+ */
+int vmaf_cuda_pairing_event(VmafCudaPairing *p, const VmafCudaPairingEvent *e, char *line,
+                            size_t size);
+
+/**
+ * The end-of-stream warnings, each line with the prefix and ending in '\n' ("" when the
+ * inputs were aligned): an input ended first and its last frame was repeated; main frames
+ * went out unscored (before the reference's first frame, after its end, or it delivered
+ * none); reference frames never paired (between pairs: gaps in the main's timestamps);
+ * the inputs start at different times; pairs where the next reference frame was nearer
+ * (a timestamp offset of a part of a frame, or two time bases); different frame rates.
+ * Like snprintf: returns the whole text's length, writes at most `size` bytes (buf may
+ * be NULL when size is 0). EINVAL for NULL p.
+ */
+int vmaf_cuda_pairing_report(const VmafCudaPairing *p, char *buf, size_t size);
+
+/** Closes the pairing watch; NULL is a no-op. */
+void vmaf_cuda_pairing_close(VmafCudaPairing *p);
+
 #ifdef __cplusplus
 }
 #endif

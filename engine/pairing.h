@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+#pragma once
+/// \file pairing.h
+/// The pairing watch behind vmaf_cuda_pairing_*() (vmaf_cuda.h documents the C API): how
+/// two timed inputs were paired by a frame synchroniser with libvmaf's / FFmpeg's
+/// framesync defaults (every main frame meets the last reference frame at or before its
+/// time), and the end-of-stream warnings where that was probably not what the user meant.
+/// It only watches: the caller pairs. Used by the FFmpeg filter (each rendition), open to
+/// any program that pairs timed frames.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace vmaf_cuda::engine {
+
+/// Timestamps are ticks of a time base tb_num / tb_den seconds; kNoPts (INT64_MIN, FFmpeg's
+/// AV_NOPTS_VALUE) is "none".
+constexpr std::int64_t kNoPts = INT64_MIN;
+
+/// A time as FFmpeg's av_ts_make_time_string2() prints it (seconds with 6 significant
+/// decimals, trailing zeros and point dropped, "NOPTS" for kNoPts): the words of the
+/// filter's messages.
+std::string time_string(std::int64_t ts, int tb_num, int tb_den);
+
+struct PairingConfig {
+    int tb_num = 1, tb_den = 1;
+    int rate_num[2] = {0, 0}, rate_den[2] = {0, 0}; ///< main, reference; 0/0: unknown
+    std::string prefix;                             ///< starts every message
+};
+
+/// One event of the frame synchroniser: a main frame with its reference frame, or alone.
+struct PairingEvent {
+    std::int64_t pts = 0;          ///< the event's time
+    std::int64_t main_pts = 0;     ///< the main frame's time
+    bool has_ref = false;          ///< a reference frame was paired (else: unscored)
+    std::int64_t ref_pts = kNoPts; ///< the paired reference frame's time
+    bool ref_ended = false;        ///< the reference's end is known (no next frame will come)
+    bool has_next_ref = false;     ///< the reference's next frame is known
+    std::int64_t next_ref_pts = 0; ///< its time
+    std::int64_t index = -1;       ///< the frame's index in the log (the debug line)
+};
+
+class PairingWatch {
+public:
+    explicit PairingWatch(PairingConfig c);
+    /// A frame queued on input 0 (main) or 1 (reference), in input order, before the
+    /// events that use or pass over it; dur 0: unknown.
+    void frame(int input, std::int64_t pts, std::int64_t dur);
+    /// Records an event; returns its debug line ("pair N: main T s, reference T s" or
+    /// "unscored: main T s (no reference frame)", with the prefix, no newline).
+    std::string event(const PairingEvent& e);
+    /// Whether the last event was the first pair (the caller's start checks).
+    bool first_pair() const { return first_pair_; }
+    /// The end-of-stream warnings, each line ending in '\n' ("" on aligned inputs).
+    std::string report() const;
+
+private:
+    struct Seen {
+        std::int64_t pts, dur;
+    };
+    std::string ts(std::int64_t t) const { return time_string(t, cfg_.tb_num, cfg_.tb_den); }
+
+    PairingConfig cfg_;
+    std::deque<Seen> queue_[2];
+    std::int64_t observed_[2] = {0, 0};
+    std::int64_t first_pts_[2] = {kNoPts, kNoPts};
+    std::int64_t first_dur_[2] = {0, 0};
+    std::int64_t nb_pairs_ = 0;
+    std::int64_t last_main_pts_ = kNoPts, last_ref_pts_ = kNoPts;
+    std::int64_t last_main_dur_ = 0, last_ref_dur_ = 0;
+    bool first_pair_ = false;
+    std::int64_t main_before_ = 0;   ///< main frames unscored before the first reference frame
+    std::int64_t main_after_ = 0;    ///< main frames unscored after the reference ended
+    std::int64_t main_repeated_ = 0; ///< pairs repeating the main's last frame after it ended
+    std::int64_t ref_repeated_ = 0;  ///< pairs reusing the reference's last frame past its end
+    std::int64_t ref_leading_ = 0;   ///< reference frames before the first pair, never paired
+    std::int64_t ref_gaps_ = 0;      ///< reference frames between pairs, never paired
+    std::int64_t nearer_ = 0;        ///< pairs where the next reference frame was nearer
+};
+
+} // namespace vmaf_cuda::engine
