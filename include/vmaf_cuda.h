@@ -370,7 +370,7 @@ int vmaf_cuda_rendition_path(const char *tmpl, unsigned k, char *out, size_t siz
  * as a session of its own (vmaf_cuda_open() with the same settings, fed the same pairs)
  * would score it, with what the features compute from the reference alone done once
  * per reference frame for all renditions in step (motion; the reference's side of VIF
- * and ADM, whose renditions are scored together; README "The C API" says what is
+ * and ADM, whose renditions are scored together; docs/api.md says what is
  * shared). All renditions have the reference's size, bpc and chroma (scale them first).
  *
  *     VmafCudaLadder *l; vmaf_cuda_ladder_open(&l, &s, 3, err, sizeof err);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause-Patent
-# Timed libFuzzer runs of the harnesses of tests/fuzz/ (README "Sanitizers and fuzzing"),
+# Timed libFuzzer runs of the harnesses of tests/fuzz/ (docs/testing.md "Sanitizers and fuzzing"),
 # in the ASan + UBSan build directory that tools/sanitize.sh sets up (-Dfuzz=true):
 #
 #   tools/fuzz.sh [HARNESS...]     model, video_reader, options, writers (default: all four)

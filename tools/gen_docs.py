@@ -29,8 +29,11 @@ BLOCK = re.compile(r"(<!-- generated: (?P<kind>[a-z-]+) -->\n)(?P<body>.*?)(<!--
                    re.S)
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, argv0=None):
+    """The standard output of cmd; argv0: the name the program sees as its argv[0]
+    (default: the path it is run from)."""
+    p = subprocess.run([argv0 or cmd[0]] + cmd[1:], executable=cmd[0],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         sys.exit("gen_docs.py: %s exited with %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr))
     return p.stdout
@@ -56,7 +59,9 @@ def generators(a):
         g["features"] = lambda: run([a.registry_docs, "features"])
         g["models"] = lambda: run([a.registry_docs, "models"])
     if a.cli:
-        g["cli-help"] = lambda: "```\n" + run([a.cli, "--help"]).rstrip() + "\n```\n"
+        # run as "vmaf-cuda": its usage line names argv[0], which must not depend on where
+        # the program was built
+        g["cli-help"] = lambda: "```\n" + run([a.cli, "--help"], "vmaf-cuda").rstrip() + "\n```\n"
     if a.ffmpeg:
         g["filter-help"] = lambda: filter_help(a.ffmpeg)
     return g

@@ -5,8 +5,8 @@
 # -Dfuzz=true; UBSan stops at its first report), in which run the api suite, a golden
 # subset, the fuzz suite (seed corpus and regression inputs, each once) and timed libFuzzer
 # runs (tools/fuzz.sh). Any sanitizer report, leak, failure or timeout fails it.
-# tools/test.sh runs it after the main suites (README "Sanitizers and fuzzing": what runs,
-# what it costs).
+# tools/test.sh runs it after the main suites (docs/testing.md "Sanitizers and fuzzing":
+# what runs, what it costs).
 #
 #   tools/sanitize.sh [STEP...]   steps: build api golden replay fuzz (default: all, in order)
 #
@@ -49,7 +49,7 @@ api_tests=(
   "api VMAF_CUDA_TRACE per-frame timing files and tools/frame_trace.py"
   "api live QA helpers (windows, NDJSON, SEI) and percentile pooling"
 )
-# The golden subset (a few cases per feature; README "Sanitizers and fuzzing"):
+# The golden subset (a few cases per feature; docs/testing.md "Sanitizers and fuzzing"):
 # EXECUTABLE|Catch2 test pattern|section (one case). Odd sizes, 8 to 16 bits, every feature
 # and model family once through the C API, the CLI.
 golden_runs=(

@@ -17,7 +17,7 @@ renditions of different quality; of different lengths (default, shortest=1,
 eof_action=pass, prefetch=0); other frame rates, start times, dropped frames, MKV time
 bases with ts_sync_mode=nearest; -frames:v on every output and on one; n_subsample with
 live QA (window, NDJSON with window lines, SEI through showinfo); upscaled renditions
-(scale= per rendition, the README's recipe); psnr with a v1.0.16 model (chroma, SpEED);
+(scale= per rendition, docs/ladders.md's recipe); psnr with a v1.0.16 model (chroma, SpEED);
 a rendition that pairs nothing; the errors (a rendition of another size, log_path without
 %d); flat memory over a long run (VmRSS) and, with valgrind installed, no leak.
 
@@ -382,7 +382,7 @@ def t_subsample_live(r):
 
 
 def t_upscaled(r):
-    """Smaller renditions scaled to the reference's size in the graph (the README's recipe)."""
+    """Smaller renditions scaled to the reference's size in the graph (docs/ladders.md's recipe)."""
     c = r.clips
     w, h = SIZE
     scale = ("scale_cuda=%d:%d" if r.hw else "scale=%d:%d") % (w, h)
