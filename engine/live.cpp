@@ -6,7 +6,9 @@
 #include "error.h"
 #include "session.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -74,6 +76,7 @@ LiveConfig live_config(const VmafCudaLiveSettings& s, std::vector<std::string> m
     c.fr_num = s.fr_num;
     c.fr_den = s.fr_den;
     if (s.key_prefix) c.key_prefix = s.key_prefix;
+    c.score_meta = s.score_meta != 0;
     c.models = std::move(models);
     return c;
 }
@@ -123,11 +126,28 @@ void Live::first_frame(const VmafCudaFrameScores& fs) {
     for (std::size_t m = 0; m < cfg_.models.size(); ++m)
         for (unsigned i = fs.count; i-- > 0;)
             if (model_col_[m] < 0 && cfg_.models[m] == fs.names[i]) model_col_[m] = int(i);
-    if (!cfg_.window) return;
-    // the metadata keys: the first model's values, then with several models each model's
     const std::size_t n = cfg_.models.size();
+    // the score keys, as FFmpeg's libvmaf filter: "score" for the first model, "score.NAME"
+    // for each model when there are several, every other score by its name
+    for (unsigned i = 0; cfg_.score_meta && i < fs.count; ++i) {
+        const auto model = std::find(cfg_.models.begin(), cfg_.models.end(), fs.names[i]);
+        if (model == cfg_.models.end()) {
+            meta_keys_.push_back(cfg_.key_prefix + fs.names[i]);
+            score_cols_.push_back(i);
+            continue;
+        }
+        if (model == cfg_.models.begin()) {
+            meta_keys_.push_back(cfg_.key_prefix + "score");
+            score_cols_.push_back(i);
+        }
+        if (n > 1) {
+            meta_keys_.push_back(cfg_.key_prefix + "score." + fs.names[i]);
+            score_cols_.push_back(i);
+        }
+    }
+    // the window keys: the first model's values, then with several models each model's
     const std::string base = cfg_.key_prefix + "window.";
-    for (std::size_t m = 0; m < (n > 1 ? n + 1 : 1); ++m)
+    for (std::size_t m = 0; cfg_.window && m < (n > 1 ? n + 1 : 1); ++m)
         for (std::size_t k = 0; k <= stat_names_.size(); ++k) {
             const std::string stat = k ? stat_names_[k - 1] : "frames";
             meta_keys_.push_back(m ? base + cfg_.models[m - 1] + "." + stat : base + stat);
@@ -182,19 +202,26 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
         const int c = model_col_[m];
         return c >= 0 && unsigned(c) < fs.count ? fs.values[c] : kNaN;
     };
+    std::size_t k = 0;
+    for (const unsigned c : score_cols_) { // printf's %.17g, as the filter always printed them
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", c < fs.count ? fs.values[c] : kNaN);
+        meta_values_[k++] = buf;
+    }
     if (cfg_.window) {
         for (std::size_t m = 0; m < cfg_.models.size(); ++m) {
             win_[m].push(t, model_score(m));
             stats_[m] = win_[m].stats();
         }
         const std::size_t n = cfg_.models.size();
-        std::size_t k = 0;
         for (std::size_t m = 0; m < (n > 1 ? n + 1 : 1); ++m) {
             const WindowStats& st = stats_[m ? m - 1 : 0];
             meta_values_[k++] = std::to_string(st.count);
             for (const char* stat : stat_names_)
                 meta_values_[k++] = format_value(stat_value(st, stat), -1); // %.17g
         }
+    }
+    if (k) {
         for (std::size_t i = 0; i < meta_values_.size(); ++i)
             meta_value_ptrs_[i] = meta_values_[i].c_str();
         out.nb_meta = meta_keys_.size();

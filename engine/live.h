@@ -40,6 +40,7 @@ struct LiveConfig {
     int tb_num = 1, tb_den = 1;
     int fr_num = 0, fr_den = 0;
     std::string key_prefix;
+    bool score_meta = false;
     std::vector<std::string> models;
 };
 
@@ -52,7 +53,7 @@ public:
     explicit Live(LiveConfig c);
     ~Live();
 
-    bool active() const { return cfg_.window || cfg_.ndjson_path || cfg_.sei; }
+    bool active() const { return cfg_.window || cfg_.ndjson_path || cfg_.sei || cfg_.score_meta; }
     /// One scored frame (vmaf_cuda_live_frame()). Returns VMAF_CUDA_OK or VMAF_CUDA_EIO
     /// (the NDJSON stream failed now: error()). Throws std::bad_alloc, Error(EINVAL).
     int frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
@@ -82,7 +83,8 @@ private:
     std::vector<std::string> names_;      ///< the metric names of the first frame
     std::unique_ptr<LineLog> out_;
     bool out_failed_ = false;
-    std::vector<std::string> meta_keys_, meta_values_;
+    std::vector<std::string> meta_keys_, meta_values_; ///< score keys, then window keys
+    std::vector<unsigned> score_cols_;    ///< the column of each score key
     std::vector<const char*> meta_key_ptrs_, meta_value_ptrs_;
     std::int64_t last_t_ = 0;
     bool have_t_ = false;

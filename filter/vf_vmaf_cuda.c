@@ -33,7 +33,6 @@
 #include "config.h"
 #include "config_components.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,8 +157,8 @@ static AVFilterFormats *supported_formats(void)
  * negotiation then gives all inputs one pixel format, and FFmpeg converts an input
  * whose format differs (yuv420p against yuv444p, 8-bit against 10-bit), so they are
  * scored as libvmaf scores them. CUDA frames cannot be converted by negotiation: CUDA
- * inputs meet here as "cuda", and config_input_ref (a ladder: vmaf_cuda_ladder.c)
- * compares their layouts. */
+ * inputs meet here as "cuda", and config_input_ref (vmaf_cuda_setup.c) compares their
+ * layouts. */
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
@@ -167,34 +166,26 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
     AVFilterFormats *list;
     int ret;
 
-    if (s->renditions > 1) {
-        /* a ladder: main k and out k share a list of their own, the reference has its
-         * own, so no input is converted to another's format and config_input_ref
-         * reports a rendition whose format is not the reference's */
-        for (unsigned i = 0; i < ctx->nb_inputs; i++) {
-            if (!(list = supported_formats()))
+    /* a ladder: main k and out k share lists of their own (formats, and colour ranges
+     * and spaces, which FFmpeg would else merge across every input, converting a
+     * full-range rendition to main0's range), the reference has its own, so no input is
+     * converted to another's format and config_input_ref reports a rendition whose
+     * format is not the reference's */
+    for (unsigned i = 0; s->renditions > 1 && i < ctx->nb_inputs; i++) {
+        AVFilterFormatsConfig *cfg[2] = { cfg_in[i], i < ctx->nb_outputs ? cfg_out[i] : NULL };
+        for (int j = 0; j < 3; j++) {
+            list = j == 0 ? supported_formats() : j == 1 ? ff_all_color_ranges()
+                                                         : ff_all_color_spaces();
+            if (!list)
                 return AVERROR(ENOMEM);
-            if ((ret = ff_formats_ref(list, &cfg_in[i]->formats)) < 0)
-                return ret;
-            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->formats)) < 0)
-                return ret;
-            /* colour ranges and spaces likewise (FFmpeg would else merge them across
-             * every input, converting a full-range rendition to main0's range) */
-            if (!(list = ff_all_color_ranges()))
-                return AVERROR(ENOMEM);
-            if ((ret = ff_formats_ref(list, &cfg_in[i]->color_ranges)) < 0)
-                return ret;
-            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->color_ranges)) < 0)
-                return ret;
-            if (!(list = ff_all_color_spaces()))
-                return AVERROR(ENOMEM);
-            if ((ret = ff_formats_ref(list, &cfg_in[i]->color_spaces)) < 0)
-                return ret;
-            if (i < ctx->nb_outputs && (ret = ff_formats_ref(list, &cfg_out[i]->color_spaces)) < 0)
-                return ret;
+            for (int c = 0; c < 2 && cfg[c]; c++)
+                if ((ret = ff_formats_ref(list, j == 0 ? &cfg[c]->formats : j == 1 ?
+                                          &cfg[c]->color_ranges : &cfg[c]->color_spaces)) < 0)
+                    return ret;
         }
-        return 0;
     }
+    if (s->renditions > 1)
+        return 0;
     if (!(list = supported_formats()))
         return AVERROR(ENOMEM);
     for (unsigned i = 0; i < ctx->nb_inputs; i++)
@@ -284,8 +275,8 @@ static av_cold int init(AVFilterContext *ctx)
         av_log(ctx, AV_LOG_ERROR, "log_fmt '%s' is not one of xml, json, csv, sub, ndjson\n", fmt);
         return AVERROR(EINVAL);
     }
-    if ((pool_method = vmaf_live_parse_pool(pool)) < 0) {
-        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of " VMAF_LIVE_POOL_NAMES "\n", pool);
+    if ((pool_method = vmaf_cuda_pool_from_name(pool)) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "pool '%s' is not one of " VMAF_CUDA_POOL_NAMES "\n", pool);
         return AVERROR(EINVAL);
     }
     if (s->precision == 0) {
@@ -301,7 +292,7 @@ static av_cold int init(AVFilterContext *ctx)
     if ((ret = ff_vmaf_cuda_live_check(ctx, &live)) < 0)
         return ret;
     /* per-frame history only for what needs the whole stream (settings.keep_history) */
-    p->out.keep_history = (s->log_path && !p->out.ndjson) || vmaf_live_pool_percentile(pool_method);
+    p->out.keep_history = (s->log_path && !p->out.ndjson) || vmaf_cuda_pool_percentile(pool_method);
     p->opt = (VmafCudaPipelineOptions){
         .model = s->model, .feature = s->feature, .log_path = s->log_path, .window = s->window,
         .window_log = s->window_log, .sei = s->sei, .n_threads = s->n_threads,

@@ -44,8 +44,6 @@ int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
     char err[512] = "";
 
     *out = NULL;
-    if (!o->window && !o->ndjson && !o->sei)
-        return 0;
     vmaf_cuda_live_default_settings(&s);
     s.window = o->window;
     s.window_log = (unsigned)o->window_log;
@@ -58,6 +56,7 @@ int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
     s.fr_num = ol->frame_rate.num;
     s.fr_den = ol->frame_rate.den;
     s.key_prefix = "lavfi.vmaf.";
+    s.score_meta = 1;
     if (vmaf_cuda_live_open(out, vs, &s, err, sizeof(err)) < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s\n", err);
         return AVERROR(EINVAL);
@@ -71,14 +70,12 @@ int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
     VmafCudaLiveFrame lf;
     int ret = vmaf_cuda_live_frame(l, fs, frame->pts, frame->pts != AV_NOPTS_VALUE, &lf);
 
-    if (ret == VMAF_CUDA_EIO) {
-        /* the stream goes on without its log (e.g. the reader of a pipe went away, a
-         * full disk), and the run ends with an error status */
+    if (ret < 0)
         av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
-    } else if (ret < 0) {
-        av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
+    /* EIO: the stream goes on without its log (e.g. the reader of a pipe went away, a
+     * full disk), and the run ends with an error status */
+    if (ret < 0 && ret != VMAF_CUDA_EIO)
         return ret == VMAF_CUDA_ENOMEM ? AVERROR(ENOMEM) : AVERROR_EXTERNAL;
-    }
     for (size_t i = 0; i < lf.nb_meta; i++)
         av_dict_set(&frame->metadata, lf.meta_keys[i], lf.meta_values[i], 0);
     if (lf.sei) {

@@ -4,8 +4,8 @@
  * The FFmpeg side of vmaf_cuda's live QA, whose windows, NDJSON stream, SEI payload and
  * score lines the library computes (vmaf_cuda.h, vmaf_cuda_live_*()): option checks with
  * messages naming the filter's options, the live state from the output link, and moving
- * a frame's results onto the AVFrame (lavfi.vmaf.window.* metadata, SEI user data
- * unregistered side data).
+ * a frame's results onto the AVFrame (the library's metadata: lavfi.vmaf.score...,
+ * lavfi.vmaf.FEATURE, lavfi.vmaf.window.*; SEI user data unregistered side data).
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
@@ -17,17 +17,6 @@
 #include "libavutil/frame.h"
 
 #include "avfilter.h"
-
-/* The filter's names for the library's pool functions (vf_vmaf_cuda.c uses them). */
-#define VMAF_LIVE_POOL_NAMES VMAF_CUDA_POOL_NAMES
-static inline int vmaf_live_parse_pool(const char *name)
-{
-    return vmaf_cuda_pool_from_name(name);
-}
-static inline unsigned vmaf_live_pool_percentile(int pool)
-{
-    return vmaf_cuda_pool_percentile(pool);
-}
 
 /** The filter options live QA reads. */
 typedef struct VmafCudaLiveOptions {
@@ -43,13 +32,13 @@ typedef struct VmafCudaLiveOptions {
 /** At init: checks window=, window_log= and log_fmt=ndjson's log_path; logs what is wrong. */
 int ff_vmaf_cuda_live_check(AVFilterContext *ctx, const VmafCudaLiveOptions *o);
 
-/** At config_output, once the session is open: *out = the live state, or NULL when no
- *  live option is set. */
+/** At config_output, once the session is open: *out = the live state (every scored
+ *  frame's metadata: its scores, lavfi.vmaf.score..., and the live options' output). */
 int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
                            VmafCudaSession *vs, AVFilterLink *outlink, VmafCudaLive **out);
 
-/** For each scored frame going out: its window metadata, NDJSON line(s) and SEI side
- *  data. Returns 0; 1 when the NDJSON output failed just now (logged once as an error:
+/** For each scored frame going out: its metadata (scores, window values), NDJSON
+ *  line(s) and SEI side data. Returns 0; 1 when the NDJSON output failed just now (logged once as an error:
  *  the frames go on, and the run must end with an error status); an AVERROR when out
  *  of memory. */
 int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,

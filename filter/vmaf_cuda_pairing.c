@@ -79,11 +79,14 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterLink *mainl
 /** At the first pair: what makes equal pictures score as different ones, or makes the
  *  scores meaningless. */
 static void start_checks(AVFilterContext *ctx, const char *prefix, const AVFrame *dist,
-                         const AVFrame *ref, int sdr_models)
+                         const AVFrame *ref, VmafCudaSession *vs)
 {
     const AVFrame *frames[2] = { dist, ref };
     static const char *const names[2] = { "main", "reference" };
+    int sdr_models = 1; /* every model is built in, so SDR */
 
+    for (unsigned i = 0; vs && i < vmaf_cuda_model_count(vs); i++)
+        sdr_models &= !!vmaf_cuda_model_builtin(vs, i);
     for (int i = 0; i < 2; i++) {
         const AVFrame *f = frames[i];
         if (f->flags & AV_FRAME_FLAG_INTERLACED)
@@ -109,7 +112,7 @@ static void start_checks(AVFilterContext *ctx, const char *prefix, const AVFrame
 
 int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const FFFrameSync *fs,
                                const AVFrame *dist, const AVFrame *ref, int64_t index,
-                               int sdr_models)
+                               VmafCudaSession *vs)
 {
     /* the reference's end: framesync holds its EOF as a next "frame" of NULL */
     VmafCudaPairingEvent e = {
@@ -130,7 +133,7 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
     if (debug)
         av_log(ctx, AV_LOG_DEBUG, "%s\n", line);
     if (ret == 1)
-        start_checks(ctx, p->prefix, dist, ref, sdr_models);
+        start_checks(ctx, p->prefix, dist, ref, vs);
     return 0;
 }
 

@@ -46,11 +46,12 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterLink *mainl
 /**
  * Records one framesync event. `ref` is NULL when the main frame goes out unscored;
  * `index` is the frame's index in the log (-1 when unscored). On the first pair, the
- * start checks run (interlacing, colour ranges, and PQ/HLG when `sdr_models`).
+ * start checks run (interlacing, colour ranges, and PQ/HLG when every model of the
+ * session `vs` is a built-in, SDR one).
  */
 int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const FFFrameSync *fs,
                                const AVFrame *dist, const AVFrame *ref, int64_t index,
-                               int sdr_models);
+                               VmafCudaSession *vs);
 
 /** Logs the end-of-stream warnings on ctx (once; nothing on aligned inputs). Needs no
  *  link: callable from uninit (a ladder reports its renditions there, in order). */

@@ -31,15 +31,6 @@ static uint64_t done_mask(const VmafCudaPipeline *p)
     return m;
 }
 
-/** Every model is built in, so SDR (the pairing watch warns about PQ/HLG inputs then). */
-static int sdr_models(VmafCudaSession *vs)
-{
-    for (unsigned i = 0; i < vmaf_cuda_model_count(vs); i++)
-        if (!vmaf_cuda_model_builtin(vs, i))
-            return 0;
-    return 1;
-}
-
 static void trim_reference(VmafCudaPipeline *p)
 {
     if (p->n > 1)
@@ -65,14 +56,25 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     VmafCudaRendition *r = &p->r[k];
     AVFilterLink *mainlink = ctx->inputs[k], *reflink = ctx->inputs[p->n];
     char main_name[16] = "";
+    const int paired = ref && !r->st.flushed;
     int ret;
 
-    if (!ref || r->st.flushed) {
-        if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, NULL, -1,
-                                           sdr_models(r->st.session))) < 0) {
-            av_frame_free(&dist);
-            return ret;
-        }
+    if (paired && (dist->width != mainlink->w || dist->height != mainlink->h ||
+                   ref->width != reflink->w || ref->height != reflink->h)) {
+        if (p->n > 1)
+            snprintf(main_name, sizeof(main_name), "%u", k);
+        av_log(ctx, AV_LOG_ERROR, "%sframe size changed (main%s %dx%d, reference %dx%d); the "
+               "filter was configured for %dx%d\n", r->st.prefix, main_name, dist->width,
+               dist->height, ref->width, ref->height, reflink->w, reflink->h);
+        av_frame_free(&dist);
+        return AVERROR(EINVAL);
+    }
+    if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, paired ? ref : NULL,
+                                          paired ? r->st.nb_sent : -1, r->st.session)) < 0) {
+        av_frame_free(&dist);
+        return ret;
+    }
+    if (!paired) {
         if ((ret = ff_vmaf_cuda_stream_queue(&r->st, dist, NULL, -1, 0)) < 0)
             return ret;
         /* the reference has ended (eof_action=pass): no frame will follow the ones sent,
@@ -83,21 +85,6 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
             return ff_vmaf_cuda_stream_drain(ctx, &r->st, 1);
         }
         return ff_vmaf_cuda_stream_drain(ctx, &r->st, 0);
-    }
-    if (dist->width != mainlink->w || dist->height != mainlink->h ||
-        ref->width != reflink->w || ref->height != reflink->h) {
-        if (p->n > 1)
-            snprintf(main_name, sizeof(main_name), "%u", k);
-        av_log(ctx, AV_LOG_ERROR, "%sframe size changed (main%s %dx%d, reference %dx%d); the "
-               "filter was configured for %dx%d\n", r->st.prefix, main_name, dist->width,
-               dist->height, ref->width, ref->height, reflink->w, reflink->h);
-        av_frame_free(&dist);
-        return AVERROR(EINVAL);
-    }
-    if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, ref, r->st.nb_sent,
-                                       sdr_models(r->st.session))) < 0) {
-        av_frame_free(&dist);
-        return ret;
     }
     r->ev_dist = dist;
     r->ev_ref = seq;

@@ -40,11 +40,11 @@ int ff_vmaf_cuda_status_to_averror(int status)
 {
     switch (status) {
     case VMAF_CUDA_OK:      return 0;
-    case VMAF_CUDA_EINVAL:  return AVERROR(EINVAL);
+    case VMAF_CUDA_EINVAL:
+    case VMAF_CUDA_EMODEL:  return AVERROR(EINVAL);
     case VMAF_CUDA_ENOMEM:  return AVERROR(ENOMEM);
     case VMAF_CUDA_ENODEV:  return AVERROR(ENODEV);
     case VMAF_CUDA_EIO:     return AVERROR(EIO);
-    case VMAF_CUDA_EMODEL:  return AVERROR(EINVAL);
     default:                return AVERROR_EXTERNAL;
     }
 }
@@ -86,43 +86,6 @@ int ff_vmaf_cuda_config_outlink(AVFilterLink *outlink, AVFilterLink *mainlink)
             return AVERROR(ENOMEM);
     }
     return 0;
-}
-
-static void set_metadata_value(AVFrame *frame, const char *key, double value)
-{
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.17g", value);
-    av_dict_set(&frame->metadata, key, buf, 0);
-}
-
-/** Attaches one frame's scores to `frame` as lavfi.vmaf.* metadata. The library lists
- *  the features first and then one score per model, in the order of the model option. */
-static void attach_scores(const VmafCudaStream *st, AVFrame *frame, const VmafCudaFrameScores *fs)
-{
-    VmafCudaSession *vs = st->session;
-    char key[256];
-
-    /* Model scores by name (a collection's members, bagging, stddev and interval are
-     * scores of their own, written after the models'), everything else as a feature. */
-    for (unsigned i = 0; i < fs->count; i++) {
-        int model = -1;
-        for (unsigned m = 0; vs && m < st->nb_models && model < 0; m++) {
-            const char *name = vmaf_cuda_model_name(vs, m);
-            if (name && !strcmp(name, fs->names[i]))
-                model = (int)m;
-        }
-        if (model < 0) {
-            snprintf(key, sizeof(key), "lavfi.vmaf.%s", fs->names[i]);
-            set_metadata_value(frame, key, fs->values[i]);
-            continue;
-        }
-        if (model == 0)
-            set_metadata_value(frame, "lavfi.vmaf.score", fs->values[i]);
-        if (st->nb_models > 1) {
-            snprintf(key, sizeof(key), "lavfi.vmaf.score.%s", fs->names[i]);
-            set_metadata_value(frame, key, fs->values[i]);
-        }
-    }
 }
 
 static void free_pending(PendingFrame *p)
@@ -212,9 +175,7 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         snprintf(num, sizeof(num), "%"PRId64, p.index);
         av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
     }
-    if (scores)
-        attach_scores(st, out, scores);
-    if (scores && st->live) {
+    if (scores && st->live) {  /* the scores, windows, SEI: the library's (live_ff.h) */
         ret = ff_vmaf_cuda_live_attach(ctx, st->live, out, scores);
         if (ret < 0) {
             av_frame_free(&out);

@@ -14,7 +14,7 @@
  *                          while (vmaf_cuda_receive(vs, &fs) == 0) use fs;
  *     vmaf_cuda_flush(vs); while (vmaf_cuda_receive(vs, &fs) == 0) use fs;
  *     vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &mean);
- *     vmaf_cuda_write_log(vs, "log.json", VMAF_CUDA_LOG_JSON);
+ *     vmaf_cuda_write_log(vs, "log.json", VMAF_CUDA_LOG_JSON, 6, 0);
  *     vmaf_cuda_close(vs);
  *
  * No function throws or aborts: every failure is a negative return code, and
@@ -527,6 +527,11 @@ typedef struct VmafCudaLiveSettings {
     /** Prepended to every metadata key (VmafCudaLiveFrame.meta_keys), e.g. "lavfi.vmaf."
      *  for FFmpeg frame metadata. NULL: none (default). */
     const char *key_prefix;
+    /** Non-zero: the metadata starts with the frame's scores, as FFmpeg's libvmaf filter
+     *  names them: "score" (the first model's), "score.MODEL" (every model's, with
+     *  several models), then every other score by its name (features, a collection's
+     *  members), in the frame's order; values printf's "%.17g". Default 0. */
+    int score_meta;
 } VmafCudaLiveSettings;
 
 /** Fills `s` with the defaults (no window, no NDJSON, no SEI, precision 6, pool MEAN,
@@ -562,11 +567,12 @@ int vmaf_cuda_live_active(const VmafCudaLive *l);
 /** What one scored frame carries out of vmaf_cuda_live_frame(); valid until the next call
  *  on the live state. */
 typedef struct VmafCudaLiveFrame {
-    /** With a window: the window values as text, keys (with key_prefix) "window.frames",
+    /** With score_meta: the frame's scores as text (see VmafCudaLiveSettings), then,
+     *  with a window: the window values as text, keys (with key_prefix) "window.frames",
      *  "window.min", "window.mean", "window.harmonic_mean", then "window.max" (pool MAX)
      *  or "window.percN" (a percentile pool), of the first model; with several models
      *  also "window.MODEL.frames" ... for each model. frames in decimal, the others
-     *  "%.17g" (parsing gives the exact double; "nan" for NaN). 0 without a window. */
+     *  "%.17g" (parsing gives the exact double; "nan" for NaN). 0 without either. */
     size_t nb_meta;
     const char *const *meta_keys;
     const char *const *meta_values;

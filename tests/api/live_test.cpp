@@ -574,6 +574,40 @@ std::string live_transcript(int variant) {
 
 } // namespace
 
+TEST_CASE("score metadata: FFmpeg's libvmaf filter's keys, %.17g values", "[api][live]") {
+    VmafCudaSession* vs = open_session("version=vmaf_v0.6.1|version=vmaf_v0.6.1neg");
+    const char* names[] = {"integer_adm2", "vmaf", "vmaf_v0.6.1neg"};
+    for (const int window : {0, 1}) {
+        VmafCudaLiveSettings cfg;
+        vmaf_cuda_live_default_settings(&cfg);
+        cfg.key_prefix = "lavfi.vmaf.";
+        cfg.score_meta = 1;
+        cfg.window = window ? "2" : nullptr;
+        VmafCudaLive* l = nullptr;
+        char err[256] = "";
+        REQUIRE(vmaf_cuda_live_open(&l, vs, &cfg, err, sizeof err) == 0);
+        CHECK(vmaf_cuda_live_active(l));
+        double v[] = {0.1, 93.123456789, std::nan("")};
+        VmafCudaFrameScores fs{0, 3, names, v};
+        VmafCudaLiveFrame out;
+        REQUIRE(vmaf_cuda_live_frame(l, &fs, 0, 1, &out) == 0);
+        std::vector<std::string> keys(out.meta_keys, out.meta_keys + out.nb_meta);
+        std::vector<std::string> values(out.meta_values, out.meta_values + out.nb_meta);
+        REQUIRE(keys.size() == (window ? 4u + 3 * 4 : 4u));
+        CHECK(keys[0] == "lavfi.vmaf.integer_adm2");
+        CHECK(values[0] == "0.10000000000000001");
+        CHECK(keys[1] == "lavfi.vmaf.score");
+        CHECK(keys[2] == "lavfi.vmaf.score.vmaf");
+        CHECK(values[1] == "93.123456789000002");
+        CHECK(values[2] == values[1]);
+        CHECK(keys[3] == "lavfi.vmaf.score.vmaf_v0.6.1neg");
+        CHECK((values[3] == "nan" || values[3] == "-nan"));
+        if (window) CHECK(keys[4] == "lavfi.vmaf.window.frames");
+        vmaf_cuda_live_close(l);
+    }
+    vmaf_cuda_close(vs);
+}
+
 TEST_CASE("live output byte for byte as the filter wrote it (metadata, SEI, NDJSON)", "[api][live]") {
     // frame windows with perc5 at precision max, 100 ms windows with max and frames
     // without pts at 6 digits, no window at 3 digits; NaN, infinity, 1e-9, 1e20
