@@ -215,7 +215,7 @@ int vmaf_cuda_remove_stale_log(const char* path, char* err, size_t err_size) {
     write_err(err, err_size, "");
     std::string msg;
     const int rc = vmaf_cuda::api::guarded_to(&msg, [&] {
-        return path && vmaf_cuda::engine::remove_stale_log(path) ? 1 : 0;
+        return path ? int(vmaf_cuda::engine::remove_stale_log(path)) : 0;
     });
     if (rc < 0) write_err(err, err_size, msg);
     return rc;

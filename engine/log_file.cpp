@@ -8,9 +8,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,9 +67,77 @@ bool is_descriptor_name(const std::string& path) {
     return path == "-" || path.rfind("pipe:", 0) == 0;
 }
 
+/// The process's own descriptors by their file names: /dev/stdout (1), /dev/stderr (2),
+/// /dev/fd/N, /proc/self/fd/N (/proc/PID/fd/N of this process): -1 for other paths. Reopening them (with O_TRUNC) would
+/// cut the file the descriptor writes to (`>> file`) and write from its start over what
+/// the process writes there itself; they are written through the descriptor instead.
+int process_descriptor(const std::string& path) {
+    if (path == "/dev/stdout") return 1;
+    if (path == "/dev/stderr") return 2;
+    const std::string own = "/proc/" + std::to_string(long(::getpid())) + "/fd/";
+    for (const char* dir : {"/dev/fd/", "/proc/self/fd/", own.c_str()}) {
+        const std::size_t n = std::strlen(dir);
+        const std::string num = path.rfind(dir, 0) == 0 ? path.substr(n) : "";
+        if (!num.empty() && num.size() <= 9 && num.find_first_not_of("0123456789") == std::string::npos)
+            return int(std::stol(num));
+    }
+    return -1;
+}
+
+/// process_descriptor() of `path` or of a symbolic link on its way (a link to /dev/stdout
+/// or /proc/self/fd/1 is standard output too), following at most 8 links.
+int descriptor_behind(std::string path) {
+    for (int hop = 0; hop < 8; ++hop) {
+        if (const int d = process_descriptor(path); d >= 0) return d;
+        char buf[4096];
+        const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+        if (n <= 0) return -1;
+        const std::string target(buf, std::size_t(n));
+        const std::size_t slash = path.rfind('/');
+        path = target[0] == '/' || slash == std::string::npos ? target
+                                                               : path.substr(0, slash + 1) + target;
+    }
+    return -1;
+}
+
+/// Whether `path` is a regular file this process has open (an input or an output of the
+/// run, or what a standard stream is redirected to): writing a log there would destroy it.
+bool open_in_process(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (!dir) return false;
+    const int own = ::dirfd(dir);
+    bool found = false;
+    while (const dirent* e = ::readdir(dir)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        const int fd = std::atoi(e->d_name);
+        struct stat fs {};
+        if (fd != own && ::fstat(fd, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino) {
+            found = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return found;
+}
+
+/// Refuses a path that is a file this process has open.
+void refuse_open_file(const std::string& path) {
+    if (open_in_process(path))
+        throw Error(VMAF_CUDA_EIO, "cannot write the log \"" + path + "\": it is a file this "
+                                       "process has open (an input or an output of this run, or "
+                                       "a redirected standard stream), which the log would "
+                                       "overwrite; give the log a path of its own");
+}
+
 } // namespace
 
 bool descriptor_name(const std::string& path, int* fd) {
+    if (const int d = descriptor_behind(path); d >= 0) {
+        if (fd) *fd = d;
+        return true;
+    }
     if (!is_descriptor_name(path)) return false;
     const std::string n = path == "-" ? "1" : path.substr(5);
     long v = n.empty() ? 1 : -1;
@@ -78,7 +148,7 @@ bool descriptor_name(const std::string& path, int* fd) {
 }
 
 bool is_stream(const std::string& path) {
-    if (is_descriptor_name(path)) return true;
+    if (descriptor_name(path)) return true;
     struct stat st {};
     return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
 }
@@ -109,6 +179,7 @@ void write_text_file(const std::string& path, const std::string& text) {
         if (!write_all(fd, text)) fail(path, "", errno);
         return;
     case LogTarget::direct: {
+        refuse_open_file(path);
         fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (fd < 0) fail(path, "", errno);
         const bool ok = write_all(fd, text);
@@ -119,6 +190,7 @@ void write_text_file(const std::string& path, const std::string& text) {
     }
     case LogTarget::atomic: break;
     }
+    refuse_open_file(path);
     std::string tmp;
     fd = create_temporary(path, &tmp);
     if (fd < 0) fail(path, "cannot create the temporary file \"" + tmp + "\"", errno);
@@ -141,7 +213,9 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 void check_log_path(const std::string& path) {
-    if (log_target(path) != LogTarget::atomic) return;
+    const LogTarget t = log_target(path);
+    if (t != LogTarget::descriptor) refuse_open_file(path);
+    if (t != LogTarget::atomic) return;
     std::string tmp;
     const int fd = create_temporary(path, &tmp);
     if (fd < 0) fail(path, "", errno);
@@ -149,14 +223,22 @@ void check_log_path(const std::string& path) {
     ::unlink(tmp.c_str());
 }
 
-bool remove_stale_log(const std::string& path) {
-    if (path.empty() || is_descriptor_name(path)) return false;
+StaleLog remove_stale_log(const std::string& path) {
+    if (path.empty() || descriptor_name(path)) return StaleLog::none;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (::lstat(path.c_str(), &st) != 0) return StaleLog::none;
+    if (S_ISLNK(st.st_mode)) {
+        // a link is never removed; say so when it leads to a file that may be taken for
+        // this run's log
+        struct stat target {};
+        return ::stat(path.c_str(), &target) == 0 && S_ISREG(target.st_mode) ? StaleLog::link
+                                                                              : StaleLog::none;
+    }
+    if (!S_ISREG(st.st_mode)) return StaleLog::none;
     if (::unlink(path.c_str()) != 0)
         throw Error(VMAF_CUDA_EIO, "cannot remove the older log \"" + path +
                                        "\": " + std::strerror(errno));
-    return true;
+    return StaleLog::removed;
 }
 
 LineLog::~LineLog() {
@@ -170,6 +252,7 @@ void LineLog::write_line(std::string line) {
             fd_ = d >= 0 ? ::fcntl(d, F_DUPFD_CLOEXEC, 0) : -1;
             if (d < 0) errno = EBADF;
         } else {
+            refuse_open_file(path_);
             fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         }
         if (fd_ < 0)

@@ -5,7 +5,12 @@
 /// every log the library writes (vmaf_cuda_write_log(), the filter's and the CLI's
 /// log paths):
 ///
-///  - "-" and "pipe:" are standard output, "pipe:N" file descriptor N (FFmpeg's names);
+///  - "-" and "pipe:" are standard output, "pipe:N" file descriptor N (FFmpeg's names),
+///    and so are /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N: written through
+///    the descriptor, never reopened (which would cut a file redirected with `>>` and
+///    write over the process's own output);
+///  - a regular file this process has open (an input or output of the run, a redirected
+///    standard stream) is refused: the log would overwrite it;
 ///  - a path that does not exist, or a regular file, is written under a temporary name
 ///    in the same folder, synced and renamed to the path once complete, so the path
 ///    holds a whole log or is left as it was;
@@ -21,8 +26,9 @@
 
 namespace vmaf_cuda::engine {
 
-/// Whether `path` names a file descriptor: "-" and "pipe:" (1), "pipe:N" (N). *fd gets
-/// the descriptor, or -1 when N is not a number.
+/// Whether `path` names a file descriptor: "-" and "pipe:" (1), "pipe:N" (N),
+/// /dev/stdout (1), /dev/stderr (2), /dev/fd/N and /proc/self/fd/N (N). *fd gets the
+/// descriptor, or -1 when N is not a number.
 bool descriptor_name(const std::string& path, int* fd = nullptr);
 
 /// Whether `path` is a stream rather than a file to be written whole: a descriptor name,
@@ -53,11 +59,17 @@ void write_text_file(const std::string& path, const std::string& text);
 /// would wait for its reader). Throws Error(VMAF_CUDA_EIO) naming the path and the reason.
 void check_log_path(const std::string& path);
 
+/// What remove_stale_log() found.
+enum class StaleLog {
+    none = 0,    ///< nothing to remove (nothing there, a device, a FIFO, a descriptor name)
+    removed = 1, ///< an older regular file, removed
+    link = 2,    ///< a symbolic link to a regular file, left alone (it may hold an older log)
+};
+
 /// For a run that writes no log at `path`: removes an older regular file there so it is
-/// not taken for this run's log. Returns true when a file was removed; anything else
-/// (nothing there, a link, a device, a descriptor name) is left alone. Throws
-/// Error(VMAF_CUDA_EIO) when the file exists and cannot be removed.
-bool remove_stale_log(const std::string& path);
+/// not taken for this run's log; a link is never removed. Throws Error(VMAF_CUDA_EIO) when
+/// the file exists and cannot be removed.
+StaleLog remove_stale_log(const std::string& path);
 
 /// A log written line by line as it goes (the NDJSON stream of live QA), for a reader that
 /// follows it: never written under a temporary name. Opened at the first line: a

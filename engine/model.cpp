@@ -171,10 +171,14 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
     long nr_class = -1, total_sv = -1;
     bool have_gamma = false, have_rho = false, regression = false, rbf = false;
     bool have_type = false, have_kernel = false;
+    std::vector<std::string_view> seen;  // a header item given twice would silently win
     for (;;) {
         const std::string_view key = in.token();
         if (key.empty()) fail("libsvm model: no \"SV\" line");
         if (key == "SV") break;
+        if (std::find(seen.begin(), seen.end(), key) != seen.end())
+            fail("libsvm model: header item \"" + std::string(key) + "\" is given twice");
+        seen.push_back(key);
         if (key == "svm_type") {
             const std::string_view t = in.token();
             have_type = true;
@@ -256,6 +260,15 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
             last = idx;
         }
     }
+    // libsvm reads total_sv vectors and ignores what follows: more lines mean a total_sv
+    // that does not match the model (a truncated or edited file)
+    long extra = 0;
+    while (in.pos < in.text.size())
+        if (SvmText ln{in.line()}; !ln.token().empty()) ++extra;
+    if (extra)
+        fail("libsvm model: total_sv is " + std::to_string(total_sv) + ", but " +
+             std::to_string(extra) + " more support vector line" + (extra == 1 ? "" : "s") +
+             " follow");
     return m;
 }
 

@@ -63,9 +63,12 @@ void ff_vmaf_cuda_no_log(AVFilterContext *ctx, const char *prefix, const char *p
     char err[1024];
     int rc = path ? vmaf_cuda_remove_stale_log(path, err, sizeof(err)) : 0;
 
-    if (rc > 0)
+    if (rc == 1)
         av_log(ctx, AV_LOG_WARNING, "%sremoved the older file at '%s', so that it is not "
                "taken for this run's log\n", prefix, path);
+    else if (rc == 2)
+        av_log(ctx, AV_LOG_WARNING, "%s'%s' is a link to an older file, left as it is: it "
+               "does not hold this run's log\n", prefix, path);
     else if (rc < 0)
         av_log(ctx, AV_LOG_ERROR, "%s%s\n", prefix, err);
 }

@@ -327,9 +327,13 @@ int vmaf_cuda_write_log(VmafCudaSession *vs, const char *path,
  * Checks, before the first frame, that a log can be written at `path` as
  * vmaf_cuda_write_log() writes it (API 5): for a new path or a regular file, that a
  * temporary file can be created in its folder (removed again; nothing is left behind),
- * and that an existing path is not a folder. "-", "pipe:N" and other existing files
- * (a FIFO, /dev/stdout) are not probed. Returns 0, or VMAF_CUDA_EIO with a message naming
- * the path and the system's reason in `err` (at most err_size bytes, NUL-terminated).
+ * that an existing path is not a folder, and that it is not a file this process has open
+ * (an input or output of the run, a redirected standard stream: the log would overwrite
+ * it). "-", "pipe:N", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the
+ * process's descriptors, written through as they are (never reopened or truncated); other
+ * existing files (a FIFO, a device) are not probed. Returns 0, or VMAF_CUDA_EIO with a
+ * message naming the path and the reason in `err` (at most err_size bytes,
+ * NUL-terminated).
  */
 int vmaf_cuda_check_log_path(const char *path, char *err, size_t err_size);
 
@@ -337,8 +341,9 @@ int vmaf_cuda_check_log_path(const char *path, char *err, size_t err_size);
  * For a run that writes no log at `path` (no frame was scored, or it failed): removes an
  * older regular file there, so that it is not taken for this run's log (API 5). Anything
  * else (nothing there, a symbolic link, a device, a FIFO, "-", "pipe:N") is left alone.
- * Returns 1 when a file was removed, 0 when there was none to remove, VMAF_CUDA_EIO when
- * it could not be removed (message in `err`).
+ * Returns 1 when a file was removed, 2 when `path` is a symbolic link to a regular file
+ * (left alone, but it may hold an older log: say so), 0 otherwise, VMAF_CUDA_EIO when it
+ * could not be removed (message in `err`).
  */
 int vmaf_cuda_remove_stale_log(const char *path, char *err, size_t err_size);
 

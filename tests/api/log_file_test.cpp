@@ -166,13 +166,70 @@ TEST_CASE("vmaf_cuda_remove_stale_log: a regular file only", "[api][log]") {
     char err[256];
     { std::ofstream(d / "old.json") << "older"; }
     fs::create_symlink("old.json", d / "link.json");
-    CHECK(vmaf_cuda_remove_stale_log((d / "link.json").c_str(), err, sizeof err) == 0);
+    // a link to a regular file: left alone, and said (2) so the caller can warn
+    CHECK(vmaf_cuda_remove_stale_log((d / "link.json").c_str(), err, sizeof err) == 2);
     CHECK(fs::exists(d / "old.json"));
+    CHECK(fs::is_symlink(fs::symlink_status(d / "link.json")));
     CHECK(vmaf_cuda_remove_stale_log((d / "old.json").c_str(), err, sizeof err) == 1);
     CHECK(!fs::exists(d / "old.json"));
     CHECK(vmaf_cuda_remove_stale_log((d / "old.json").c_str(), err, sizeof err) == 0);
+    CHECK(vmaf_cuda_remove_stale_log((d / "link.json").c_str(), err, sizeof err) == 0); // dangling
     CHECK(vmaf_cuda_remove_stale_log("/dev/null", err, sizeof err) == 0);
     CHECK(vmaf_cuda_remove_stale_log(d.c_str(), err, sizeof err) == 0);
     CHECK(fs::exists("/dev/null"));
+    fs::remove_all(d);
+}
+
+TEST_CASE("/dev/stdout, /dev/fd/N, /proc/self/fd/N: written through the descriptor, never "
+          "truncated", "[api][log]") {
+    // `>> file` keeps what the file held: reopening /dev/stdout with O_TRUNC cut it
+    Scored s;
+    const fs::path d = fresh_dir("devfd");
+    const fs::path p = d / "out.txt";
+    { std::ofstream(p) << "KEEP\n"; }
+    const int fd = ::open(p.c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    for (const std::string name : {"/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd)}) {
+        INFO(name);
+        char err[256];
+        CHECK(vmaf_cuda_check_log_path(name.c_str(), err, sizeof err) == VMAF_CUDA_OK);
+        REQUIRE(s.write(name) == VMAF_CUDA_OK);
+        CHECK(vmaf_cuda_remove_stale_log(name.c_str(), err, sizeof err) == 0);
+    }
+    ::close(fd);
+    const std::string text = read_file(p);
+    REQUIRE(text.rfind("KEEP\n", 0) == 0);
+    // the two logs follow, whole, one after the other
+    const std::size_t second = text.find("{\n  \"version\"", 6);
+    REQUIRE(second != std::string::npos);
+    CHECK(is_whole_log(text.substr(5, second - 5)));
+    CHECK(is_whole_log(text.substr(second)));
+    CHECK(fs::is_regular_file(p));
+    fs::remove_all(d);
+}
+
+TEST_CASE("a log path that is a file this process has open is refused", "[api][log]") {
+    // ffmpeg -i in.y4m ... log_path=in.y4m overwrote its own input
+    Scored s;
+    const fs::path d = fresh_dir("openfile");
+    const fs::path in = d / "input.y4m";
+    { std::ofstream(in) << "YUV4MPEG2 W32 H32\n"; }
+    fs::create_symlink("input.y4m", d / "link.y4m");
+    const int fd = ::open(in.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    char err[512];
+    for (const fs::path& p : {in, d / "link.y4m"}) {
+        INFO(p);
+        CHECK(vmaf_cuda_check_log_path(p.c_str(), err, sizeof err) == VMAF_CUDA_EIO);
+        CHECK(std::string(err).find("cannot write the log \"" + p.string() +
+                                    "\": it is a file this process has open") == 0);
+        CHECK(s.write(p.string()) == VMAF_CUDA_EIO);
+    }
+    ::close(fd);
+    CHECK(read_file(in) == "YUV4MPEG2 W32 H32\n");
+    // closed again: an ordinary older file, replaced whole
+    CHECK(vmaf_cuda_check_log_path(in.c_str(), err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(s.write(in.string()) == VMAF_CUDA_OK);
+    CHECK(is_whole_log(read_file(in)));
     fs::remove_all(d);
 }

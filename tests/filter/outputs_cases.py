@@ -222,8 +222,9 @@ def case_full_disk(r, c, hw=False):
 
 
 def case_special_paths(r, c, hw=False):
-    """A link stays a link (to a file, to /proc/self/fd/1), "-" and "pipe:1" are
-    standard output; nothing named "-" or "pipe:1" appears."""
+    """A link stays a link (to a file, to /proc/self/fd/1), "-", "pipe:1" and /dev/stdout
+    are standard output, written through the descriptor (a file it appends to keeps what
+    it held); nothing named "-" or "pipe:1" appears."""
     dis, ref = c.get("dist.mp4"), c.get("ref.mp4")
     folder = r.tmp("special")
     shutil.rmtree(folder, ignore_errors=True)
@@ -235,17 +236,30 @@ def case_special_paths(r, c, hw=False):
     os.symlink("/proc/self/fd/1", fd1)
     base = ["-i", dis, "-i", ref, "-an", "-frames:v", "5", "-lavfi"]
     done = []
-    for path, kind in ((link, "link"), (fd1, "stdout"), ("-", "stdout"), ("pipe:1", "stdout")):
+    for path, kind in ((link, "link"), (fd1, "stdout"), ("-", "stdout"), ("pipe:1", "stdout"),
+                       ("/dev/stdout", "stdout")):
         out = os.path.join(folder, "stdout.txt")
-        with open(out, "w") as so:
+        with open(out, "w") as so:  # stdout appends to what the file holds (`>>`)
+            so.write("KEEP\n")
+        with open(out, "a") as so:
             rc, err = _run(r, base + ["[0:v][1:v]vmaf_cuda=backend=cpu:log_fmt=json:log_path='%s'"
                                       % path.replace(":", "\\:"),
                                       "-f", "null", "-"], cwd=folder, stdout=so)
         if rc:
             _fail("log_path=%s: exit %d\n%s" % (path, rc, err[-1500:]))
         got = target if kind == "link" else out
+        if kind == "stdout":  # written through the descriptor: the older text is kept
+            with open(out) as f:
+                text = f.read()
+            if not text.startswith("KEEP\n"):
+                _fail("log_path=%s: the text stdout appended to was cut" % path)
+            got = os.path.join(folder, "log.json")
+            with open(got, "w") as f:
+                f.write(text[5:])
         if len(_frames(got)) != 5:
             _fail("log_path=%s: %s does not hold the 5-frame log" % (path, got))
+        if kind == "stdout":
+            os.remove(got)
         for p in (link, fd1):
             if not os.path.islink(p):
                 _fail("log_path=%s: %s was replaced by a file" % (path, p))

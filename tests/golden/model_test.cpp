@@ -350,6 +350,20 @@ TEST_CASE("values that make scores meaningless fail at load, naming the field", 
         for (const char* g : {"nan", "-nan", "inf", "-inf", "infinity", "-0.04", "0", "-0"})
             refused(svm_edited("gamma 0.04", std::string("gamma ") + g), "gamma");
     }
+    SECTION("a header item twice; more support vectors than total_sv") {
+        // libsvm takes the last gamma, and reads total_sv vectors ignoring the rest
+        refused(svm_edited("gamma 0.04", "gamma 0.04\ngamma 0.05"), "\"gamma\" is given twice");
+        refused(svm_edited("rho -1.33133", "rho -1.33133\nrho -1.2"), "\"rho\" is given twice");
+        std::string m = nlohmann::json::parse(good)["model_dict"]["model"];
+        const std::size_t at = m.find("total_sv ");
+        REQUIRE(at != std::string::npos);
+        const std::string total = m.substr(at, m.find('\n', at) - at);
+        refused(svm_edited(total, "total_sv 5"), "total_sv is 5, but ");
+        // trailing blank lines are no support vectors
+        CHECK(status_of([&] { load_model(edited([](nlohmann::json& md) {
+                  md["model"] = md["model"].get<std::string>() + "\n\n  \n";
+              }), {}); }) == 0);
+    }
     SECTION("rho, coefficients and support vectors not finite") {
         refused(svm_edited("rho -1.33133", "rho nan"), "rho");
         refused(svm_edited("rho -1.33133", "rho inf"), "rho");
