@@ -151,6 +151,15 @@ int vmaf_cuda_live_finish(VmafCudaLive* l, VmafCudaSession* vs, uint64_t frames)
     });
 }
 
+int vmaf_cuda_live_truncate(VmafCudaLive* l, uint64_t frames) {
+    if (!l || !l->impl) return VMAF_CUDA_EINVAL;
+    return guarded_to(&l->error, [&] {
+        const int rc = l->impl->truncate(frames);
+        if (rc != 0) l->error = l->impl->error();
+        return rc;
+    });
+}
+
 const char* vmaf_cuda_live_error(const VmafCudaLive* l) { return l ? l->error.c_str() : ""; }
 
 void vmaf_cuda_live_close(VmafCudaLive* l) {

@@ -82,6 +82,10 @@ LiveConfig live_config(const VmafCudaLiveSettings& s, std::vector<std::string> m
 }
 
 namespace {
+/// Frames whose NDJSON line ends are kept for truncate(): more than a consumer can be
+/// behind the frames that went out (-frames:v N stops it within a few).
+constexpr std::size_t kTruncateHistory = 4096;
+
 /// A positive tick count from a double, INT64_MAX where it does not fit (window=1e30s).
 std::int64_t ticks_of(double t) {
     return t >= 9.2e18 ? INT64_MAX : std::int64_t(std::llrint(t));
@@ -249,6 +253,17 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
             window_object(line_);
             ret = write(line_.text());
         }
+        // where this frame's lines end, for a consumer that takes fewer frames (a bounded
+        // history: the frames still on their way to it)
+        if (ret == VMAF_CUDA_OK && out_) {
+            const long long pos = out_->position();
+            stream_lines_ = stream_lines_ || pos < 0;
+            ends_.emplace_back(fs.index, pos);
+            if (ends_.size() > kTruncateHistory) {
+                dropped_ = ends_.front();
+                ends_.pop_front();
+            }
+        }
     }
 
     if (cfg_.sei) {
@@ -266,6 +281,33 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
         out.sei_size = sei_.size();
     }
     return ret;
+}
+
+int Live::truncate(std::uint64_t frames) {
+    if (!out_ || out_failed_ || ends_.empty() || ends_.back().first < frames) return VMAF_CUDA_OK;
+    if (stream_lines_) {
+        error_ = "the NDJSON stream '" + *cfg_.ndjson_path + "' already carries the lines of "
+                 "frames after the " + std::to_string(frames) + " output (a stream cannot take "
+                 "them back); its pooled line covers those " + std::to_string(frames);
+        return 1;
+    }
+    // the end of the last frame before `frames` (the file's start: none before it)
+    while (!ends_.empty() && ends_.back().first >= frames) ends_.pop_back();
+    if (ends_.empty() && dropped_.second >= 0 && dropped_.first >= frames) {
+        error_ = "the NDJSON log '" + *cfg_.ndjson_path + "' cannot be cut back to frame " +
+                 std::to_string(frames) + ": more than " + std::to_string(kTruncateHistory) +
+                 " frames went out after it";
+        return VMAF_CUDA_EIO;
+    }
+    const long long pos = !ends_.empty() ? ends_.back().second : std::max(dropped_.second, 0LL);
+    try {
+        out_->cut(pos);
+    } catch (const Error& e) {
+        error_ = e.what();
+        out_failed_ = true;
+        return VMAF_CUDA_EIO;
+    }
+    return VMAF_CUDA_OK;
 }
 
 int Live::finish(const Session* s, std::uint64_t frames) {

@@ -12,6 +12,7 @@
 #include "writers.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,9 @@ public:
               VmafCudaLiveFrame& out);
     /// The pooled line and the end of the NDJSON stream (vmaf_cuda_live_finish()).
     int finish(const Session* s, std::uint64_t frames);
+    /// Drops the lines of frames from session index `frames` on (vmaf_cuda_live_truncate()):
+    /// VMAF_CUDA_OK, 1 (they went to a stream), or VMAF_CUDA_EIO (error()).
+    int truncate(std::uint64_t frames);
     /// Model m's window values (count 0 before the first frame).
     const WindowStats& window(unsigned m) const { return stats_.at(m); }
     bool windowed() const { return cfg_.window.has_value(); }
@@ -83,6 +87,10 @@ private:
     std::vector<std::string> names_;      ///< the metric names of the first frame
     std::unique_ptr<LineLog> out_;
     bool out_failed_ = false;
+    /// (frame index, NDJSON offset after its lines) of the last frames, for truncate()
+    std::deque<std::pair<std::uint64_t, long long>> ends_;
+    std::pair<std::uint64_t, long long> dropped_{0, -1}; ///< the newest entry ends_ let go
+    bool stream_lines_ = false; ///< lines went to a stream, which cannot be cut
     std::vector<std::string> meta_keys_, meta_values_; ///< score keys, then window keys
     std::vector<unsigned> score_cols_;    ///< the column of each score key
     std::vector<const char*> meta_key_ptrs_, meta_value_ptrs_;

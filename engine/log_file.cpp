@@ -272,6 +272,19 @@ void LineLog::write_line(std::string line) {
     }
 }
 
+long long LineLog::position() const {
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return (long long)::lseek(fd_, 0, SEEK_CUR);
+}
+
+void LineLog::cut(long long pos) {
+    if (fd_ < 0 || pos < 0) return;
+    if (::ftruncate(fd_, off_t(pos)) != 0 || ::lseek(fd_, off_t(pos), SEEK_SET) < 0)
+        throw Error(VMAF_CUDA_EIO, "cutting the " + what_ + " '" + path_ + "' back failed: " +
+                                       std::strerror(errno));
+}
+
 void LineLog::close() {
     if (fd_ < 0) return;
     const int fd = fd_;

@@ -92,6 +92,12 @@ public:
     void write_line(std::string line);
     /// Closes it (when open). Throws Error(VMAF_CUDA_EIO) "closing the WHAT 'PATH' failed: ...".
     void close();
+    /// The offset after the last line, for a regular file; -1 for a stream (a pipe, a
+    /// FIFO, a terminal) or when not open.
+    long long position() const;
+    /// Cuts a regular file back to `pos` (a position() from before) and writes on from
+    /// there. Throws Error(VMAF_CUDA_EIO) naming the path and the reason.
+    void cut(long long pos);
     const std::string& path() const { return path_; }
 
 private:

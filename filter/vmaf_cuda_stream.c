@@ -322,6 +322,12 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
         } else if (rc < 0) {
             return ff_vmaf_cuda_stream_error(ctx, st, "vmaf_cuda_truncate", rc);
         }
+        /* the NDJSON lines of the frames not output: cut from a file; a stream keeps them */
+        if ((rc = st->live ? vmaf_cuda_live_truncate(st->live, (uint64_t)output) : 0))
+            av_log(ctx, rc > 0 ? AV_LOG_WARNING : AV_LOG_ERROR, "%s%s\n", pre,
+                   vmaf_cuda_live_error(st->live));
+        if (rc < 0 && !ret)
+            ret = AVERROR(EIO);
     }
     if (!output) {
         av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "

@@ -637,6 +637,18 @@ int vmaf_cuda_live_window(const VmafCudaLive *l, unsigned model, VmafCudaWindowS
  */
 int vmaf_cuda_live_finish(VmafCudaLive *l, VmafCudaSession *vs, uint64_t frames);
 
+/**
+ * The consumer took only the frames before session frame index `frames` (e.g. ffmpeg's
+ * -frames:v N closed the output after frames that had gone out already): an NDJSON file
+ * (a regular file) is cut back to the lines of the frames before it, so that it holds
+ * exactly the frames output, as the JSON log does after vmaf_cuda_truncate(); the pooled
+ * line follows at vmaf_cuda_live_finish(). Returns 0 (cut, or nothing to cut); 1 when
+ * lines of later frames went to a stream (a pipe, a FIFO, a descriptor), which cannot
+ * take them back (vmaf_cuda_live_error() says so, for a warning); VMAF_CUDA_EIO when the
+ * file could not be cut (message: vmaf_cuda_live_error()); EINVAL for NULL.
+ */
+int vmaf_cuda_live_truncate(VmafCudaLive *l, uint64_t frames);
+
 /** The message of the live state's last error ("" if none). */
 const char *vmaf_cuda_live_error(const VmafCudaLive *l);
 

@@ -608,6 +608,61 @@ TEST_CASE("score metadata: FFmpeg's libvmaf filter's keys, %.17g values", "[api]
     vmaf_cuda_close(vs);
 }
 
+TEST_CASE("vmaf_cuda_live_truncate: a file is cut back to the frames output, a stream says "
+          "so", "[api][live]") {
+    VmafCudaSession* vs = open_session("version=vmaf_v0.6.1");
+    const char* names[] = {"vmaf"};
+    auto run = [&](const std::string& path, unsigned frames, unsigned keep) {
+        VmafCudaLiveSettings cfg;
+        vmaf_cuda_live_default_settings(&cfg);
+        cfg.ndjson_path = path.c_str();
+        cfg.window = "2";
+        cfg.window_log = 2;
+        VmafCudaLive* l = nullptr;
+        char err[256] = "";
+        REQUIRE(vmaf_cuda_live_open(&l, vs, &cfg, err, sizeof err) == 0);
+        for (unsigned i = 0; i < frames; ++i) {
+            double v = 50.0 + i;
+            VmafCudaFrameScores fs{i, 1, names, &v};
+            VmafCudaLiveFrame out;
+            REQUIRE(vmaf_cuda_live_frame(l, &fs, i, 1, &out) == 0);
+        }
+        const int rc = vmaf_cuda_live_truncate(l, keep);
+        const std::string msg = vmaf_cuda_live_error(l);
+        REQUIRE(vmaf_cuda_live_finish(l, nullptr, keep) == 0);
+        vmaf_cuda_live_close(l);
+        return std::make_pair(rc, msg);
+    };
+    const std::string path = temp_path("vmaf_cuda_live_truncate");
+    CHECK(run(path, 9, 5).first == 0);
+    std::vector<nlohmann::json> lines;
+    {
+        std::ifstream f(path);
+        for (std::string t; std::getline(f, t);) lines.push_back(nlohmann::json::parse(t));
+    }
+    // frames 0..4 and the window lines after the 2nd and 4th (frameNum 1 and 3), then the
+    // pooled line
+    REQUIRE(lines.size() == 5 + 2 + 1);
+    CHECK(lines[5]["type"] == "window");
+    CHECK(lines[5]["frameNum"] == 3);
+    CHECK(lines[6]["frameNum"] == 4);
+    CHECK(lines[7]["type"] == "pooled");
+    CHECK(lines[7]["frames"] == 5);
+    CHECK(run(path, 4, 9).first == 0);  // nothing to cut
+    CHECK(run(path, 4, 0).first == 0);  // every line
+    CHECK(read_file(path).rfind("{\"type\":\"pooled\"", 0) == 0);
+    std::remove(path.c_str());
+    // a descriptor: the lines are out, and it says so
+    int p[2];
+    REQUIRE(::pipe(p) == 0);
+    const auto [rc, msg] = run("pipe:" + std::to_string(p[1]), 3, 1);
+    ::close(p[1]);
+    ::close(p[0]);
+    CHECK(rc == 1);
+    CHECK(msg.find("cannot take them back") != std::string::npos);
+    vmaf_cuda_close(vs);
+}
+
 TEST_CASE("live output byte for byte as the filter wrote it (metadata, SEI, NDJSON)", "[api][live]") {
     // frame windows with perc5 at precision max, 100 ms windows with max and frames
     // without pts at 6 digits, no window at 3 digits; NaN, infinity, 1e-9, 1e20

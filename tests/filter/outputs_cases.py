@@ -7,7 +7,8 @@ frames against a run that could not have lost anything, and that identical runs 
 identical logs:
 
 - -frames:v N gives exactly N frames in the log, run after run (CPU workers, filters
-  before and after vmaf_cuda, a ladder's outputs limited one by one);
+  before and after vmaf_cuda, a ladder's outputs limited one by one), and in an NDJSON
+  file (the lines of frames that went out after them are cut; a stream says it has them);
 - a ladder rendition that pairs nothing: an error for it and a non-zero exit status,
   while the other renditions are scored in full (their logs equal separate runs');
 - a log that cannot be written (/dev/full, a full file system, a full disk under the
@@ -87,6 +88,48 @@ def case_frames_exact(r, c, hw=False):
                     label, n, run, len(got), "" if len(got) != n else ", not those of the first %d" % n))
         done.append("%s: %d x4" % (label, n))
     return "; ".join(done)
+
+
+def case_ndjson_frames(r, c, hw=False):
+    """-frames:v N with log_fmt=ndjson: a file holds the lines of exactly N frames (the
+    frames that went out after them are cut), run after run; a stream keeps them and says
+    so."""
+    dis, ref = c.get("dist.mp4"), c.get("ref.mp4")
+    n = 12
+    texts = set()
+    for run in range(4):
+        log = r.tmp("frames.ndjson")
+        rc, err = _run(r, _hw(hw) + ["-i", dis] + _hw(hw) + ["-i", ref, "-an", "-lavfi",
+                       "[0:v][1:v]vmaf_cuda=n_threads=4:log_fmt=ndjson:log_path=%s:window=5:"
+                       "window_log=2%s" % (log, _cpu(hw)), "-frames:v", str(n), "-f", "null", "-"])
+        if rc:
+            _fail("ndjson run %d: exit %d\n%s" % (run, rc, err[-1500:]))
+        with open(log) as f:
+            text = f.read()
+        lines = [json.loads(l) for l in text.splitlines()]
+        frames = [l["frameNum"] for l in lines if l["type"] == "frame"]
+        windows = [l for l in lines if l["type"] == "window"]
+        if frames != list(range(n)) or len(windows) != n // 2 or lines[-1]["type"] != "pooled" \
+                or lines[-1]["frames"] != n:
+            _fail("ndjson run %d, -frames:v %d: frame lines %s, %d window lines, last %s" % (
+                run, n, frames, len(windows), lines[-1]))
+        texts.add(text)
+    if len(texts) != 1:
+        _fail("ndjson: identical runs gave %d different logs" % len(texts))
+    out = r.tmp("frames_stream.ndjson")
+    with open(out, "w") as so:
+        rc, err = _run(r, _hw(hw) + ["-i", dis] + _hw(hw) + ["-i", ref, "-an", "-lavfi",
+                       "[0:v][1:v]vmaf_cuda=log_fmt=ndjson:log_path=-%s" % _cpu(hw),
+                       "-frames:v", "3", "-f", "null", "-"], stdout=so)
+    with open(out) as f:
+        lines = [json.loads(l) for l in f.read().splitlines()]
+    said = "already carries the lines of frames after the 3 output" in err
+    if rc or lines[-1] != dict(lines[-1], type="pooled", frames=3) or \
+            (len(lines) > 4) != said:
+        _fail("ndjson to a stream, -frames:v 3: exit %d, %d lines, warned %s\n%s" % (
+            rc, len(lines), said, err[-1500:]))
+    return "a file: %d frame lines x4, identical; a stream: %d lines%s" % (
+        n, len(lines), ", said" if said else "")
 
 
 def case_ladder_frames(r, c, hw=False):
@@ -301,6 +344,6 @@ def case_refused_options(r, c, hw=False):
     return "refused: %s" % ", ".join(done)
 
 
-CPU_CASES = [case_frames_exact, case_ladder_frames, case_ladder_empty, case_log_lost,
+CPU_CASES = [case_frames_exact, case_ndjson_frames, case_ladder_frames, case_ladder_empty, case_log_lost,
              case_full_disk, case_special_paths, case_stale_log, case_refused_options]
-GPU_CASES = [case_frames_exact, case_ladder_frames]
+GPU_CASES = [case_frames_exact, case_ndjson_frames, case_ladder_frames]
