@@ -26,7 +26,7 @@ without a CUDA device. On the device, --frames 1000000 is the hour-long-equivale
   byte for byte, windows, pooled line and pool=perc5 score line included;
 - latency: frames written in real time into named pipes; how long after its input each
   frame's NDJSON line arrives (reported; the check is loose);
-- flat memory: a run of --frames (default 100000) 64x64 frames (a looped raw clip) with
+- flat memory: a run of --frames (default 30000) 64x64 frames (a looped raw clip) with
   window=2s, sei=1 and the NDJSON log: VmRSS sampled from /proc, at most 5 % above its value
   after the first 10 % of the frames; the same length with log_fmt=json: a complete log.
 
@@ -594,7 +594,7 @@ def main():
     ap.add_argument("--shared", required=True, help="folder with media/ and golden/")
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--workdir")
-    ap.add_argument("--frames", type=int, default=100000, help="length of the long runs")
+    ap.add_argument("--frames", type=int, default=30000, help="length of the long runs")
     ap.add_argument("--gpu", action="store_true",
                     help="NVDEC frames (BBB cases) and uploaded software frames (raw cases), backend=cuda; "
                          "device memory sampled too; exit 77 without a CUDA device")
