@@ -175,7 +175,7 @@ int ff_vmaf_cuda_pipeline_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigne
         ff_vmaf_cuda_no_log(ctx, r->st.prefix, r->st.log_path);
         /* the exit status says so at the end ("finish"), once the other renditions'
          * frames are all out: an error returned now would stop the graph before they are */
-        p->failed = AVERROR(EINVAL);
+        p->failed = AVERROR(ENODATA);
     } else if ((ret = ff_vmaf_cuda_stream_flush(ctx, &r->st)) < 0) {
         return ret;
     }

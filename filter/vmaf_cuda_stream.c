@@ -334,7 +334,7 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
                "score\n", pre, st->log_path ? " file" : "");
         if (!o->ndjson)
             ff_vmaf_cuda_no_log(ctx, pre, st->log_path);
-        return AVERROR(EINVAL);
+        return AVERROR(ENODATA);
     }
     if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
