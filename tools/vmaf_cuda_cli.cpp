@@ -162,10 +162,23 @@ bool parse_fps(const std::string& text, unsigned* num, unsigned* den) {
     return *num > 0 && *den > 0;
 }
 
-/// Whether an NDJSON path is standard output ("-", "pipe:", "pipe:1"): the score lines
-/// then go to stderr, so that stdout holds JSON lines only.
+/// Whether an output path (-o, --ndjson) is standard output: "-", "pipe:", "pipe:1" (as
+/// the library reads pipe:N), "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", or a path
+/// that is the file open as descriptor 1 (the same device and inode: `-o /dev/null
+/// >/dev/null`, a FIFO that stdout writes to as well; a regular file open as stdout is
+/// refused by vmaf_cuda_check_log_path()). The score lines then go to stderr, so that
+/// stdout holds the log or the NDJSON lines only.
 bool is_stdout(const std::string& path) {
-    return path == "-" || path == "pipe:" || path == "pipe:1";
+    if (path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1")
+        return true;
+    if (path.rfind("pipe:", 0) == 0) { // "pipe:N": descriptor N (no file of that name)
+        const std::string n = path.substr(5);
+        return n.empty() || (n.size() <= 9 && n.find_first_not_of("0123456789") == std::string::npos &&
+                             std::stol(n) == 1);
+    }
+    struct stat ps {}, os {};
+    return !path.empty() && ::stat(path.c_str(), &ps) == 0 && ::fstat(1, &os) == 0 &&
+           ps.st_dev == os.st_dev && ps.st_ino == os.st_ino;
 }
 
 std::string chroma_name(unsigned chroma) {
@@ -284,6 +297,10 @@ int run(const Args& a, LogPaths& logs) {
         // the filter, not a signal that ends the run without a word
         std::signal(SIGPIPE, SIG_IGN);
     }
+    // a log or NDJSON stream on stdout leaves it to that output: the score lines go to stderr
+    bool stdout_taken = false;
+    for (const std::string& path : logs.paths) stdout_taken = stdout_taken || is_stdout(path);
+    for (const std::string& path : ndjson_paths) stdout_taken = stdout_taken || is_stdout(path);
     // Two readers of one pipe (or of standard input) would split its frames.
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (std::size_t j = i + 1; j < inputs.size(); ++j)
@@ -571,7 +588,7 @@ int run(const Args& a, LogPaths& logs) {
     // vmaf's lines, "<version or path>: <pooled mean>" per model on stderr (not with -q
     // and -o), then the library's (vmaf_cuda_summary(), as the filter logs them) on stdout:
     // "VMAF score: X" per model pooled with --pool, then each bootstrap collection's line
-    // (on stderr when the NDJSON stream is stdout). A ladder prefixes each line with
+    // (on stderr when a log or the NDJSON stream is stdout). A ladder prefixes each line with
     // "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0 || failed[k]) continue;
@@ -603,8 +620,7 @@ int run(const Args& a, LogPaths& logs) {
         if (len < 0) return fail(vmaf_cuda_error_message(vs[k]));
         std::vector<char> text(std::size_t(len) + 1);
         vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), text.data(), text.size());
-        const bool ndjson_stdout = !a.ndjson.empty() && is_stdout(a.ndjson);
-        std::fputs(text.data(), ndjson_stdout ? stderr : stdout);
+        std::fputs(text.data(), stdout_taken ? stderr : stdout);
         flush_stdout();
     }
     return empty || lost ? 1 : 0;
@@ -639,7 +655,9 @@ int main(int argc, char** argv) {
                    "Extra feature as vmaf takes it: NAME or NAME=opt=val:opt=val (adm, vif, "
                    "motion, psnr, float_ssim, float_ms_ssim, ciede, cambi, speed_chroma, "
                    "speed_temporal, float_adm, float_vif, float_motion; repeatable)");
-    app.add_option("-o,--output", a.output, "Log file to write");
+    app.add_option("-o,--output", a.output,
+                   "Log file to write; - or pipe:1 (or /dev/stdout) is stdout, and the score "
+                   "lines then go to stderr");
     auto* fx = app.add_flag("--xml", a.xml, "Log in XML (default)");
     auto* fj = app.add_flag("--json", a.json, "Log in JSON");
     auto* fc = app.add_flag("--csv", a.csv, "Log in CSV");

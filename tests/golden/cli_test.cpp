@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -896,4 +897,60 @@ TEST_CASE("CLI option errors: repeated single-value options, --threads above 64"
     INFO(ok.output);
     CHECK(exit_code(ok) == 0);
     CHECK(has(ok, "VMAF score: 45.737317"));
+}
+
+TEST_CASE("CLI: a log on standard output, by any of its names, leaves stdout to the log",
+          "[golden][cli][log][stdout]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    const fs::path err = dir / "err.txt";
+    // stdout holds the JSON log alone (`| jq` reads it), the score line goes to stderr
+    for (const char* name : {"-", "pipe:", "pipe:1", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+        for (const char* quiet : {"", " -q"}) {
+            const Proc p = run(in + quiet + " --json -o " + name, "", " 2>" + q(err));
+            const std::string e = file_text(err);
+            INFO(name << quiet << "\nstdout:\n" << p.output << "\nstderr:\n" << e);
+            CHECK(exit_code(p) == 0);
+            CHECK_NOTHROW(nlohmann::json::parse(p.output));
+            CHECK(e.find("VMAF score: 45.737317") != std::string::npos);
+        }
+    // a path that is the file open as stdout is stdout too: a device ...
+    const Proc null = run(in + " -o /dev/null", "", " 2>&1 >/dev/null");
+    INFO(null.output);
+    CHECK(exit_code(null) == 0);
+    CHECK(has(null, "VMAF score: 45.737317"));
+    // ... or a named pipe that stdout writes to as well, for -o and the NDJSON stream: what
+    // its reader gets is the log or the JSON lines alone (a regular file open as stdout is
+    // refused by the library: the log would overwrite it)
+    const fs::path fifo = dir / "fifo", got = dir / "got.txt", rc = dir / "rc.txt";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string& out : {" --json -o " + q(fifo), " --ndjson " + q(fifo)}) {
+        run(in + out, "cat " + q(fifo) + " >" + q(got) + " & ",
+            " 2>" + q(err) + " >" + q(fifo) + "; echo $? >" + q(rc) + "; wait");
+        const std::string text = file_text(got);
+        INFO(out << "\nthe pipe's reader got:\n" << text << "\nstderr:\n" << file_text(err));
+        CHECK(file_text(rc) == "0\n");
+        if (out.find("--json") != std::string::npos) {
+            CHECK_NOTHROW(nlohmann::json::parse(text));
+        } else {
+            std::istringstream lines(text);
+            std::size_t n = 0;
+            for (std::string l; std::getline(lines, l); ++n) CHECK_NOTHROW(nlohmann::json::parse(l));
+            CHECK(n == 4);
+        }
+        CHECK(file_text(err).find("VMAF score: 45.737317") != std::string::npos);
+    }
+    // another path is not: the score line stays on stdout
+    const Proc other = run(in + " -o /dev/null", "", " 2>/dev/null");
+    INFO(other.output);
+    CHECK(exit_code(other) == 0);
+    CHECK(has(other, "VMAF score: 45.737317"));
+    // and two names of stdout are one output
+    const Proc both = run(in + " --json -o /dev/stdout --ndjson /proc/self/fd/1");
+    INFO(both.output);
+    CHECK(exit_code(both) == 1);
+    CHECK(has(both, "error: -o \"/dev/stdout\" and --ndjson \"/proc/self/fd/1\" are the same "
+                    "output: give them different paths"));
+    fs::remove_all(dir);
 }

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <sys/wait.h>
@@ -76,6 +78,12 @@ inline std::string q(const std::filesystem::path& p) {
     std::string s(1, '\'');
     s += p.string();
     return s += '\'';
+}
+
+/// The whole content of the file `p` ("" when it cannot be read).
+inline std::string file_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 } // namespace vmaf_cuda_test
