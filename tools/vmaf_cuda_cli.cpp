@@ -293,9 +293,6 @@ int run(const Args& a, LogPaths& logs) {
                 return fail(err);
             ndjson_paths.push_back(path);
         }
-        // a reader that goes away is an error for its stream (named, exit status 1), as in
-        // the filter, not a signal that ends the run without a word
-        std::signal(SIGPIPE, SIG_IGN);
     }
     // a log or NDJSON stream on stdout leaves it to that output: the score lines go to stderr
     bool stdout_taken = false;
@@ -629,6 +626,10 @@ int run(const Args& a, LogPaths& logs) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // A reader that goes away (`-o - | head -c 100`) is an error for what was written to
+    // it, named, with exit status 1 (the write fails with EPIPE), as in the filter: not a
+    // signal that ends the run without a word.
+    std::signal(SIGPIPE, SIG_IGN);
     Args a;
     CLI::App app{"vmaf-cuda: VMAF bit-exact with libvmaf v3.2.0, on the GPU or the CPU.\n"
                  "Inputs are raw planar YUV (give -w -h -p -b) or Y4M."};

@@ -954,3 +954,30 @@ TEST_CASE("CLI: a log on standard output, by any of its names, leaves stdout to 
                     "output: give them different paths"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI: a log whose reader has gone is an error naming it, not a silent SIGPIPE",
+          "[golden][cli][log][sigpipe]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = find_case("testsrc2_320x240_8bit");
+    REQUIRE(!c.name.empty());
+    // 100 frames: a JSON log far above a pipe's 64 KiB, so that head -c 100 has gone
+    // before the last of it is written
+    const fs::path r = dir / "r.yuv", d = dir / "d.yuv";
+    for (int i = 0; i < 10; ++i) {
+        std::ofstream(r, std::ios::binary | std::ios::app) << file_text(c.ref);
+        std::ofstream(d, std::ios::binary | std::ios::app) << file_text(c.dist);
+    }
+    const fs::path err = dir / "err.txt", rc = dir / "rc.txt";
+    const std::string in = "-r " + q(r) + " -d " + q(d) + " -w 320 -h 240 --backend cpu";
+    // the CLI's own exit status, not head's
+    for (const char* name : {"-", "/dev/stdout"}) {
+        const Proc p = run(in + " --json --precision max --feature psnr -o " + name, "{ ",
+                           " 2>" + q(err) + "; echo $? >" + q(rc) + "; } | head -c 100 >/dev/null");
+        const std::string e = file_text(err);
+        INFO(name << "\n" << e);
+        CHECK(file_text(rc) == "1\n");
+        CHECK(e.find(std::string("error: cannot write the log \"") + name + "\": Broken pipe") !=
+              std::string::npos);
+    }
+    fs::remove_all(dir);
+}
