@@ -67,12 +67,16 @@ void flush_stdout() {
 }
 
 /// This run's log paths (one per rendition) and whether each was written. A run that
-/// ends without writing one leaves no older regular file there to be taken for it.
+/// has started (its options valid, its inputs open) and ends without writing one leaves
+/// no older regular file there to be taken for it; an option or input error before that
+/// leaves every file alone (a typo must not cost the user's file).
 struct LogPaths {
     std::vector<std::string> paths;
     std::vector<char> written;
+    bool started = false;
 
     void remove_unwritten() const {
+        if (!started) return;
         for (std::size_t k = 0; k < paths.size(); ++k) {
             if (written[k]) continue;
             char err[1024];
@@ -226,8 +230,8 @@ int run(const Args& a, LogPaths& logs) {
                     " distorted inputs the log path must contain %d (the 0-based rendition "
                     "index), e.g. -o vmaf.%d.json");
     // Every log path, checked before any frame is read. One that is an input is refused
-    // (and never removed); from here on, a run that writes no log removes an older
-    // regular file there (main()).
+    // (and never removed); once the run has started (below), a run that writes no log
+    // removes an older regular file there (main()).
     std::vector<std::string> inputs = a.dist;
     inputs.insert(inputs.begin(), a.ref);
     if (!a.output.empty())
@@ -373,6 +377,9 @@ int run(const Args& a, LogPaths& logs) {
             return -1;
         }
     };
+    // The options are valid and the inputs open: the run starts with its first read (a
+    // model or feature that the library refuses at open below is an option error still).
+    logs.started = true;
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
     for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
     for (unsigned k = 0; k < n_dist; ++k)
@@ -421,7 +428,10 @@ int run(const Args& a, LogPaths& logs) {
     // One distorted input is a ladder of one: the same scores as a plain session.
     char err[512] = {};
     VmafCudaLadder* lad = nullptr;
-    if (vmaf_cuda_ladder_open(&lad, &s, n_dist, err, sizeof err) < 0) return fail(err);
+    if (vmaf_cuda_ladder_open(&lad, &s, n_dist, err, sizeof err) < 0) {
+        logs.started = false;
+        return fail(err);
+    }
     struct Closer { VmafCudaLadder* p; ~Closer() { vmaf_cuda_ladder_close(p); } } closer{lad};
     std::vector<VmafCudaSession*> vs(n_dist);
     for (unsigned k = 0; k < n_dist; ++k) vs[k] = vmaf_cuda_ladder_session(lad, k);
@@ -450,7 +460,10 @@ int run(const Args& a, LogPaths& logs) {
             ls.fr_num = int(fps_num);
             ls.fr_den = int(fps_den);
         }
-        if (vmaf_cuda_live_open(&live.p[k], vs[k], &ls, err, sizeof err) < 0) return fail(err);
+        if (vmaf_cuda_live_open(&live.p[k], vs[k], &ls, err, sizeof err) < 0) {
+            logs.started = false;
+            return fail(err);
+        }
     }
     auto live_frame = [&](unsigned k, const VmafCudaFrameScores& f) {
         if (!live.p[k] || live_lost[k]) return;

@@ -803,12 +803,12 @@ TEST_CASE("CLI: a run that writes no log removes an older file at its path", "[g
     const fs::path old = dir / "old.json";
     const std::string removed = "error: removed the older file at \"" + old.string() +
                                 "\" so that it is not taken for this run's log";
-    SECTION("no frames to score, a truncated input, an error at open") {
+    SECTION("no frames to score, a truncated input") {
         const fs::path cut = dir / "cut.yuv";
         copy_prefix(c.dist, cut, kFrame + 10);
+        // (an input that cannot be opened is not a run: [stale] keeps the older file)
         for (const std::string& args :
-             {"-r '" + c.ref + "' -d /dev/null -w 320 -h 240", "-r '" + c.ref + "' -d - -w 320 -h 240",
-              "-r '" + c.ref + "' -d nothere.yuv -w 320 -h 240"}) {
+             {"-r '" + c.ref + "' -d /dev/null -w 320 -h 240", "-r '" + c.ref + "' -d - -w 320 -h 240"}) {
             std::ofstream(old) << "{\"an\": \"older log\"}";
             const Proc p = run(args + " --backend cpu --json -o " + q(old), "cat " + q(cut) + " | ");
             INFO(p.output);
@@ -979,5 +979,45 @@ TEST_CASE("CLI: a log whose reader has gone is an error naming it, not a silent 
         CHECK(e.find(std::string("error: cannot write the log \"") + name + "\": Broken pipe") !=
               std::string::npos);
     }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: an option or input error leaves an older log where it is",
+          "[golden][cli][log][stale]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path old = dir / "old.json", nd = dir / "old.ndjson";
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    // a typo must not cost the user's file: nothing is removed before the run has started
+    for (const auto& [args, msg] : std::vector<std::pair<std::string, std::string>>{
+             {in + " --threads 99", "--threads 99: at most 64"},
+             {in + " --precision 99", "--precision must be 1..17 or max"},
+             {in + " --pool median", "--pool 'median' is not one of"},
+             {in + " --fps 0", "--fps '0' is not a frame rate"},
+             {in + " --window-log 5", "--window-log 5 writes window lines"},
+             {in + " -m version=vmaf_v9", "vmaf_v9"},
+             {in + " --feature adm=adm_enhn_gain_limit", "bad option string"},
+             {in + " --feature psnr=no_such_option=1", "no_such_option"},
+             {in + " --no_prediction", "--no_prediction without --feature"},
+             {"-r '" + c.ref + "' -d '" + c.dist + "' -w 321 -h 240 --backend cpu", "not a whole number"},
+             {"-r '" + c.ref + "' -d " + q(dir / "nothere.yuv") + " -w 320 -h 240 --backend cpu",
+              "nothere.yuv"}}) {
+        std::ofstream(old) << "{\"an\": \"older log\"}";
+        std::ofstream(nd) << "{\"an\": \"older stream\"}\n";
+        const Proc p = run(args + " --json -o " + q(old) + " --ndjson " + q(nd));
+        INFO(args << "\n" << p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, msg));
+        CHECK(!has(p, "removed the older file"));
+        CHECK(fs::exists(old));
+        CHECK(fs::exists(nd));
+    }
+    // -o and --ndjson on one file
+    std::ofstream(old) << "{\"an\": \"older log\"}";
+    const Proc same = run(in + " --json -o " + q(old) + " --ndjson " + q(old));
+    INFO(same.output);
+    CHECK(exit_code(same) == 1);
+    CHECK(has(same, "are the same output"));
+    CHECK(file_text(old) == "{\"an\": \"older log\"}");
     fs::remove_all(dir);
 }
