@@ -66,23 +66,32 @@ void flush_stdout() {
     if (std::fflush(stdout) != 0 && !stdout_errno) stdout_errno = errno;
 }
 
-/// This run's log paths (one per rendition) and whether each was written. A run that
-/// has started (its options valid, its inputs open) and ends without writing one leaves
-/// no older regular file there to be taken for it; an option or input error before that
-/// leaves every file alone (a typo must not cost the user's file).
+/// This run's log paths and NDJSON paths (one per rendition) and whether each was
+/// written. A run that has started (its options valid, its inputs open) and ends without
+/// writing one leaves no older regular file there to be taken for it; an option or input
+/// error before that leaves every file alone (a typo must not cost the user's file).
 struct LogPaths {
-    std::vector<std::string> paths;
+    std::vector<std::string> paths;   ///< -o
     std::vector<char> written;
+    std::vector<std::string> ndjson;  ///< --ndjson
+    std::vector<char> ndjson_written; ///< a line was written (or tried: the stream is opened)
     bool started = false;
 
     void remove_unwritten() const {
         if (!started) return;
-        for (std::size_t k = 0; k < paths.size(); ++k) {
-            if (written[k]) continue;
+        remove(paths, written);
+        remove(ndjson, ndjson_written);
+    }
+
+  private:
+    /// The library removes regular files only (not a FIFO, a device, "-", "pipe:N").
+    static void remove(const std::vector<std::string>& p, const std::vector<char>& done) {
+        for (std::size_t k = 0; k < p.size(); ++k) {
+            if (done[k]) continue;
             char err[1024];
-            const int rc = vmaf_cuda_remove_stale_log(paths[k].c_str(), err, sizeof err);
+            const int rc = vmaf_cuda_remove_stale_log(p[k].c_str(), err, sizeof err);
             if (rc > 0)
-                fail("removed the older file at \"" + paths[k] +
+                fail("removed the older file at \"" + p[k] +
                      "\" so that it is not taken for this run's log");
             else if (rc < 0)
                 fail(std::string(err) + ": it is not this run's log");
@@ -272,7 +281,6 @@ int run(const Args& a, LogPaths& logs) {
     unsigned fps_num = 0, fps_den = 0;
     if (!a.fps.empty() && !parse_fps(a.fps, &fps_num, &fps_den))
         return fail("--fps '" + a.fps + "' is not a frame rate (25, 30000/1001)");
-    std::vector<std::string> ndjson_paths;
     if (!a.ndjson.empty()) {
         if (n_dist > 1 && rendition_path(a.ndjson, 0, n_dist).empty())
             return fail("--ndjson '" + a.ndjson + "': with " + std::to_string(n_dist) +
@@ -295,13 +303,14 @@ int run(const Args& a, LogPaths& logs) {
             if (!vmaf_cuda_live_path_is_stream(path.c_str()) &&
                 vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0)
                 return fail(err);
-            ndjson_paths.push_back(path);
+            logs.ndjson.push_back(path);
+            logs.ndjson_written.push_back(0);
         }
     }
     // a log or NDJSON stream on stdout leaves it to that output: the score lines go to stderr
     bool stdout_taken = false;
     for (const std::string& path : logs.paths) stdout_taken = stdout_taken || is_stdout(path);
-    for (const std::string& path : ndjson_paths) stdout_taken = stdout_taken || is_stdout(path);
+    for (const std::string& path : logs.ndjson) stdout_taken = stdout_taken || is_stdout(path);
     // Two readers of one pipe (or of standard input) would split its frames.
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (std::size_t j = i + 1; j < inputs.size(); ++j)
@@ -446,12 +455,12 @@ int run(const Args& a, LogPaths& logs) {
     } live;
     live.p.assign(n_dist, nullptr);
     std::vector<char> live_lost(n_dist, 0);
-    for (unsigned k = 0; k < ndjson_paths.size(); ++k) {
+    for (unsigned k = 0; k < logs.ndjson.size(); ++k) {
         VmafCudaLiveSettings ls;
         vmaf_cuda_live_default_settings(&ls);
         ls.window = a.window.empty() ? nullptr : a.window.c_str();
         ls.window_log = a.window_log;
-        ls.ndjson_path = ndjson_paths[k].c_str();
+        ls.ndjson_path = logs.ndjson[k].c_str();
         ls.precision = precision;
         ls.pool = VmafCudaPool(pool);
         if (fps_num) { // pts: the frame's number, in frame periods
@@ -467,6 +476,7 @@ int run(const Args& a, LogPaths& logs) {
     }
     auto live_frame = [&](unsigned k, const VmafCudaFrameScores& f) {
         if (!live.p[k] || live_lost[k]) return;
+        logs.ndjson_written[k] = 1; // this run's stream from its first line
         VmafCudaLiveFrame out;
         if (vmaf_cuda_live_frame(live.p[k], &f, std::int64_t(f.index), fps_num > 0, &out) < 0) {
             // the NDJSON stream lost this line: scoring goes on, the exit status is 1
@@ -585,6 +595,7 @@ int run(const Args& a, LogPaths& logs) {
     bool lost = false;
     for (unsigned k = 0; k < n_dist; ++k) {
         if (!live.p[k] || n[k] == 0 || failed[k]) continue;
+        logs.ndjson_written[k] = 1;
         if (vmaf_cuda_live_finish(live.p[k], vs[k], scored[k]) < 0) {
             fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
                  vmaf_cuda_live_error(live.p[k]));

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 using namespace vmaf_cuda_test;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -296,6 +298,39 @@ TEST_CASE("CLI NDJSON on standard output from standard input; ladders; errors",
         CHECK(exit_code(p) == 1);
         CHECK(has(p, "error: writing the NDJSON log '/dev/full' failed: No space left on device"));
         CHECK(has(p, "VMAF score: "));
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI NDJSON: a run that writes no line removes an older file at its path, as -o",
+          "[golden][cli][live][stale]") {
+    const fs::path dir = tmp_dir() / "live4";
+    fs::create_directories(dir);
+    const GoldenCase c = find_case("testsrc2_320x240_8bit_3f");
+    REQUIRE(!c.name.empty());
+    const std::string raw = " -w 320 -h 240 --backend cpu";
+    SECTION("no frames to score") {
+        const fs::path old = dir / "old.ndjson";
+        std::ofstream(old) << "{\"an\": \"older stream\"}\n";
+        const Proc p = run("-r '" + c.ref + "' -d /dev/null" + raw + " --ndjson " + q(old));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: removed the older file at \"" + old.string() +
+                     "\" so that it is not taken for this run's log"));
+        CHECK(!fs::exists(old));
+    }
+    SECTION("a ladder's empty rendition: its older stream only; a FIFO is not removed") {
+        for (const char* f : {"l0.ndjson", "l1.ndjson"}) std::ofstream(dir / f) << "older\n";
+        REQUIRE(::mkfifo((dir / "l2.ndjson").c_str(), 0600) == 0);
+        const Proc p = run("-r '" + c.ref + "' -d '" + c.dist + "' -d /dev/null -d /dev/null" + raw +
+                           " --ndjson " + q(dir / "l%d.ndjson"));
+        INFO(p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, "error: removed the older file at \"" + (dir / "l1.ndjson").string() + "\""));
+        CHECK(lines_of(read_text(dir / "l0.ndjson")).size() == c.frames + 1); // this run's
+        CHECK(!fs::exists(dir / "l1.ndjson"));
+        CHECK(fs::is_fifo(dir / "l2.ndjson"));
+        CHECK(!has(p, "l2.ndjson\" so that"));
     }
     fs::remove_all(dir);
 }
