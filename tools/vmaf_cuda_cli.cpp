@@ -84,17 +84,19 @@ struct LogPaths {
     }
 
   private:
-    /// The library removes regular files only (not a FIFO, a device, "-", "pipe:N").
+    /// The library removes regular files only (not a FIFO, a device, "-", "pipe:N"). A
+    /// ladder's messages begin with "rendition K: ".
     static void remove(const std::vector<std::string>& p, const std::vector<char>& done) {
         for (std::size_t k = 0; k < p.size(); ++k) {
             if (done[k]) continue;
+            const std::string pre = p.size() > 1 ? "rendition " + std::to_string(k) + ": " : "";
             char err[1024];
             const int rc = vmaf_cuda_remove_stale_log(p[k].c_str(), err, sizeof err);
             if (rc > 0)
-                fail("removed the older file at \"" + p[k] +
+                fail(pre + "removed the older file at \"" + p[k] +
                      "\" so that it is not taken for this run's log");
             else if (rc < 0)
-                fail(std::string(err) + ": it is not this run's log");
+                fail(pre + err + ": it is not this run's log");
         }
     }
 };
@@ -231,6 +233,11 @@ void check_against_header(const Args& a, const VideoReader& r, const std::string
 
 int run(const Args& a, LogPaths& logs) {
     const unsigned n_dist = unsigned(a.dist.size());
+    // A ladder's message about one rendition begins with "rendition K: " (K 0-based, in
+    // -d order), as its score lines do; one distorted input has no prefix.
+    auto rend = [n_dist](unsigned k) {
+        return n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string();
+    };
     if (n_dist > VMAF_CUDA_MAX_RENDITIONS)
         return fail("at most " + std::to_string(VMAF_CUDA_MAX_RENDITIONS) +
                     " distorted inputs (-d), not " + std::to_string(n_dist));
@@ -250,7 +257,7 @@ int run(const Args& a, LogPaths& logs) {
             for (const std::string& in : inputs)
                 if (in != "-" && ::stat(path.c_str(), &lst) == 0 && ::stat(in.c_str(), &ist) == 0 &&
                     S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
-                    return fail("-o \"" + path + "\" is the input \"" + in +
+                    return fail(rend(k) + "-o \"" + path + "\" is the input \"" + in +
                                 "\": give the log another path");
             logs.paths.push_back(path);
             logs.written.push_back(0);
@@ -260,9 +267,10 @@ int run(const Args& a, LogPaths& logs) {
         return fail("--threads " + std::to_string(a.threads) + ": at most " +
                     std::to_string(kMaxThreads) + " (the library caps its worker threads at " +
                     std::to_string(kMaxThreads) + ")");
-    for (const std::string& path : logs.paths) {
+    for (unsigned k = 0; k < logs.paths.size(); ++k) {
         char err[1024];
-        if (vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0) return fail(err);
+        if (vmaf_cuda_check_log_path(logs.paths[k].c_str(), err, sizeof err) < 0)
+            return fail(rend(k) + err);
     }
     // live QA: the filter's options window=, window_log=, pool=, log_fmt=ndjson
     const int pool = vmaf_cuda_pool_from_name(a.pool.c_str());
@@ -292,17 +300,17 @@ int run(const Args& a, LogPaths& logs) {
             for (const std::string& in : inputs)
                 if (in != "-" && ::stat(path.c_str(), &lst) == 0 && ::stat(in.c_str(), &ist) == 0 &&
                     S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
-                    return fail("--ndjson \"" + path + "\" is the input \"" + in +
+                    return fail(rend(k) + "--ndjson \"" + path + "\" is the input \"" + in +
                                 "\": give the NDJSON stream another path");
             for (const std::string& log : logs.paths)
                 if (log == path || (is_stdout(log) && is_stdout(path)))
-                    return fail("-o \"" + log + "\" and --ndjson \"" + path + "\" are the same "
+                    return fail(rend(k) + "-o \"" + log + "\" and --ndjson \"" + path + "\" are the same "
                                 "output: give them different paths");
             char err[1024];
             // a stream (a FIFO waits for its reader) is opened at the first frame
             if (!vmaf_cuda_live_path_is_stream(path.c_str()) &&
                 vmaf_cuda_check_log_path(path.c_str(), err, sizeof err) < 0)
-                return fail(err);
+                return fail(rend(k) + err);
             logs.ndjson.push_back(path);
             logs.ndjson_written.push_back(0);
         }
@@ -333,15 +341,15 @@ int run(const Args& a, LogPaths& logs) {
         const VideoFormat& df = dist[k]->format();
         const std::string which = n_dist > 1 ? "distorted \"" + a.dist[k] + "\"" : "distorted";
         if (rf.width != df.width || rf.height != df.height)
-            return fail("reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
+            return fail(rend(k) + "reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
                         " but " + which + " is " + std::to_string(df.width) + "x" +
                         std::to_string(df.height) + ": sizes must match (scale the rendition to "
                         "the reference's size first)");
         if (rf.bpc != df.bpc)
-            return fail("reference is " + std::to_string(rf.bpc) + "-bit but " + which + " is " +
+            return fail(rend(k) + "reference is " + std::to_string(rf.bpc) + "-bit but " + which + " is " +
                         std::to_string(df.bpc) + "-bit: bit depths must match");
         if (rf.chroma != df.chroma)
-            return fail("reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
+            return fail(rend(k) + "reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
                         chroma_name(df.chroma) + ": chroma subsampling must match");
     }
     // After the inputs agree: raw inputs take -w/-h/-p/-b, so a Y4M header that differs
@@ -380,7 +388,7 @@ int run(const Args& a, LogPaths& logs) {
             return dist[k]->read(dl[k]) ? 1 : 0;
         } catch (const InputError& e) {
             if (n_dist == 1) throw;
-            fail("rendition " + std::to_string(k) + ": " + e.what() +
+            fail(rend(k) + e.what() +
                  ": no log written, no VMAF score");
             failed[k] = 1;
             return -1;
@@ -480,8 +488,7 @@ int run(const Args& a, LogPaths& logs) {
         VmafCudaLiveFrame out;
         if (vmaf_cuda_live_frame(live.p[k], &f, std::int64_t(f.index), fps_num > 0, &out) < 0) {
             // the NDJSON stream lost this line: scoring goes on, the exit status is 1
-            fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
-                 vmaf_cuda_live_error(live.p[k]));
+            fail(rend(k) + vmaf_cuda_live_error(live.p[k]));
             live_lost[k] = 1;
         }
     };
@@ -498,7 +505,7 @@ int run(const Args& a, LogPaths& logs) {
     VmafCudaFrameScores fs;
     auto end_rendition = [&](unsigned k) {
         active[k] = 0;
-        return vmaf_cuda_flush(vs[k]) < 0 ? fail(vmaf_cuda_error_message(vs[k])) : 0;
+        return vmaf_cuda_flush(vs[k]) < 0 ? fail(rend(k) + vmaf_cuda_error_message(vs[k])) : 0;
     };
     std::vector<VmafCudaPicture> dp(n_dist);
     std::vector<const VmafCudaPicture*> dptr(n_dist);
@@ -524,7 +531,7 @@ int run(const Args& a, LogPaths& logs) {
             }
             // as libvmaf's vmaf: score the frames both have
             if (hr)
-                warn("\"" + a.dist[k] + "\" ended before \"" + a.ref + "\": scoring the " +
+                warn(rend(k) + "\"" + a.dist[k] + "\" ended before \"" + a.ref + "\": scoring the " +
                      std::to_string(n[k]) + " frames both have");
             else if (hd)
                 longer += (longer.empty() ? "\"" : ", \"") + a.dist[k] + "\"";
@@ -546,7 +553,7 @@ int run(const Args& a, LogPaths& logs) {
                 live_frame(k, fs);
                 ++scored[k];
             }
-            if (r != VMAF_CUDA_EAGAIN) return fail(vmaf_cuda_error_message(vs[k]));
+            if (r != VMAF_CUDA_EAGAIN) return fail(rend(k) + vmaf_cuda_error_message(vs[k]));
         }
     }
     // A rendition with no frame to score is an error (exit status 1), as alone; the
@@ -556,7 +563,7 @@ int run(const Args& a, LogPaths& logs) {
     bool empty = false;
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0 && !failed[k])
-            fail("rendition " + std::to_string(k) + ": no frames to score in \"" + a.dist[k] +
+            fail(rend(k) + "no frames to score in \"" + a.dist[k] +
                  "\": no log written, no VMAF score");
         if (n[k] == 0 || failed[k]) empty = true;
     }
@@ -569,7 +576,7 @@ int run(const Args& a, LogPaths& logs) {
             live_frame(k, fs);
             ++scored[k];
         }
-        if (r != VMAF_CUDA_EOF) return fail(vmaf_cuda_error_message(vs[k]));
+        if (r != VMAF_CUDA_EOF) return fail(rend(k) + vmaf_cuda_error_message(vs[k]));
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -581,8 +588,7 @@ int run(const Args& a, LogPaths& logs) {
             const VmafCudaLogFormat lf = a.json ? VMAF_CUDA_LOG_JSON : a.csv ? VMAF_CUDA_LOG_CSV
                                        : a.sub ? VMAF_CUDA_LOG_SUB : VMAF_CUDA_LOG_XML;
             if (vmaf_cuda_write_log(vs[k], logs.paths[k].c_str(), lf, precision, fps) < 0) {
-                fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
-                     vmaf_cuda_error_message(vs[k]));
+                fail(rend(k) + vmaf_cuda_error_message(vs[k]));
                 failed[k] = 1;
                 empty = true;
             } else {
@@ -597,8 +603,7 @@ int run(const Args& a, LogPaths& logs) {
         if (!live.p[k] || n[k] == 0 || failed[k]) continue;
         logs.ndjson_written[k] = 1;
         if (vmaf_cuda_live_finish(live.p[k], vs[k], scored[k]) < 0) {
-            fail((n_dist > 1 ? "rendition " + std::to_string(k) + ": " : std::string()) +
-                 vmaf_cuda_live_error(live.p[k]));
+            fail(rend(k) + vmaf_cuda_live_error(live.p[k]));
             live_lost[k] = 1;
         }
         if (live_lost[k]) lost = true;
@@ -613,11 +618,11 @@ int run(const Args& a, LogPaths& logs) {
     // "rendition K: " (K 0-based, in -d order).
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0 || failed[k]) continue;
-        const std::string prefix = n_dist > 1 ? "rendition " + std::to_string(k) + ": " : "";
+        const std::string prefix = rend(k);
         for (unsigned i = 0; i < vmaf_cuda_model_count(vs[k]); ++i) {
             double score = 0;
             if (vmaf_cuda_pooled(vs[k], vmaf_cuda_model_name(vs[k], i), VMAF_CUDA_POOL_MEAN, &score) < 0)
-                return fail(vmaf_cuda_error_message(vs[k]));
+                return fail(prefix + vmaf_cuda_error_message(vs[k]));
             const std::string label = model_label(i < a.models.size() ? a.models[i] : "");
             if (!a.quiet || a.output.empty())
                 std::fprintf(stderr, "%s%s: %f\n", prefix.c_str(), label.c_str(), score);
@@ -630,7 +635,7 @@ int run(const Args& a, LogPaths& logs) {
             const char* suffix[4] = {"_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev"};
             for (int j = 0; j < 4; ++j)
                 if (vmaf_cuda_pooled(vs[k], (name + suffix[j]).c_str(), VMAF_CUDA_POOL_MEAN, &v[j]) < 0)
-                    return fail(vmaf_cuda_error_message(vs[k]));
+                    return fail(prefix + vmaf_cuda_error_message(vs[k]));
             if (!a.quiet || a.output.empty())
                 std::fprintf(stderr, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n", prefix.c_str(),
                              model_label(i < a.models.size() ? a.models[i] : "").c_str(), v[0],
@@ -638,7 +643,7 @@ int run(const Args& a, LogPaths& logs) {
         }
         std::fflush(stderr);
         const int len = vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), nullptr, 0);
-        if (len < 0) return fail(vmaf_cuda_error_message(vs[k]));
+        if (len < 0) return fail(prefix + vmaf_cuda_error_message(vs[k]));
         std::vector<char> text(std::size_t(len) + 1);
         vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), text.data(), text.size());
         std::fputs(text.data(), stdout_taken ? stderr : stdout);

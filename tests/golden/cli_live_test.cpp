@@ -326,7 +326,7 @@ TEST_CASE("CLI NDJSON: a run that writes no line removes an older file at its pa
                            " --ndjson " + q(dir / "l%d.ndjson"));
         INFO(p.output);
         CHECK(exit_code(p) == 1);
-        CHECK(has(p, "error: removed the older file at \"" + (dir / "l1.ndjson").string() + "\""));
+        CHECK(has(p, "error: rendition 1: removed the older file at \"" + (dir / "l1.ndjson").string() + "\""));
         CHECK(lines_of(read_text(dir / "l0.ndjson")).size() == c.frames + 1); // this run's
         CHECK(!fs::exists(dir / "l1.ndjson"));
         CHECK(fs::is_fifo(dir / "l2.ndjson"));

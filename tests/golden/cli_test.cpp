@@ -776,7 +776,7 @@ TEST_CASE("CLI checks every log path before reading a frame, and leaves no file 
                            q(dir / "%d" / "x.xml"), feed);
         INFO(l.output);
         CHECK(exit_code(l) == 1);
-        CHECK(has(l, "error: cannot write the log \"" + (dir / "1" / "x.xml").string() +
+        CHECK(has(l, "error: rendition 1: cannot write the log \"" + (dir / "1" / "x.xml").string() +
                      "\": No such file or directory"));
         CHECK(!has(l, "truncated"));
         CHECK(fs::is_empty(dir / "0"));
@@ -824,7 +824,7 @@ TEST_CASE("CLI: a run that writes no log removes an older file at its path", "[g
                            " -w 320 -h 240 --backend cpu --json -o " + q(dir / "l%d.json"));
         INFO(p.output);
         CHECK(exit_code(p) == 1);
-        CHECK(has(p, "error: removed the older file at \"" + (dir / "l1.json").string() + "\""));
+        CHECK(has(p, "error: rendition 1: removed the older file at \"" + (dir / "l1.json").string() + "\""));
         CHECK(fs::file_size(dir / "l0.json") > 100); // this run's log
         CHECK(!fs::exists(dir / "l1.json"));
         CHECK(fs::is_fifo(dir / "l2.json"));
@@ -1019,5 +1019,30 @@ TEST_CASE("CLI: an option or input error leaves an older log where it is",
     CHECK(exit_code(same) == 1);
     CHECK(has(same, "are the same output"));
     CHECK(file_text(old) == "{\"an\": \"older log\"}");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI ladder: every message about one rendition begins with 'rendition K: '",
+          "[golden][cli][ladder][prefix]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path shortf = dir / "short.yuv";
+    copy_prefix(c.dist, shortf, 2 * kFrame);
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -d " + q(shortf);
+    const Proc p = run(in + " -w 320 -h 240 --backend cpu");
+    INFO(p.output);
+    CHECK(exit_code(p) == 0);
+    CHECK(has(p, "vmaf-cuda: warning: rendition 1: \"" + shortf.string() + "\" ended before \"" +
+                     c.ref + "\": scoring the 2 frames both have"));
+    CHECK(has(p, "rendition 1: VMAF score: "));
+    // a rendition that does not match the reference
+    const fs::path y = dir / "d.y4m", r = dir / "r.y4m";
+    write_layout(c, c.dist, y, 444, true);
+    write_layout(c, c.ref, r, 420, true);
+    const Proc chroma = run("-r " + q(r) + " -d " + q(r) + " -d " + q(y) + " --backend cpu");
+    INFO(chroma.output);
+    CHECK(exit_code(chroma) == 1);
+    CHECK(has(chroma, "error: rendition 1: reference "));
+    CHECK(has(chroma, "chroma subsampling must match"));
     fs::remove_all(dir);
 }
