@@ -110,13 +110,16 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 /// One `--feature` as libvmaf's `vmaf` reads it (tools/cli_parse.c): the extractor's
 /// name up to the first '=', then ':'-separated key=value options, e.g.
 /// `adm=adm_enhn_gain_limit=1.0:debug=false`. Returned in the library's syntax
-/// (`name=adm:adm_enhn_gain_limit=1.0:debug=false`).
+/// (`name=adm:adm_enhn_gain_limit=1.0:debug=false`). An option given twice within one
+/// feature is an error naming it (which value was meant?), and so is name=, which would
+/// rename the extractor.
 std::string feature_option(const std::string& arg) {
     const std::size_t eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
     if (name.empty()) throw InputError("--feature '" + arg + "': no feature name");
     std::string out = "name=" + name;
     if (eq == std::string::npos) return out;
+    std::vector<std::string> keys;
     std::size_t pos = eq + 1;
     while (pos <= arg.size()) {
         std::size_t end = arg.find(':', pos);
@@ -127,6 +130,14 @@ std::string feature_option(const std::string& arg) {
             if (e == std::string::npos || e == 0 || e + 1 == kv.size())
                 throw InputError("Problem parsing feature \"" + name + "\", bad option string \"" +
                                  kv + "\" (options are key=value, separated by ':')");
+            const std::string key = kv.substr(0, e);
+            if (key == "name")
+                throw InputError("--feature '" + arg + "': name= is not an option: the feature's "
+                                 "name is what comes before the first '=' (" + name + ")");
+            if (std::find(keys.begin(), keys.end(), key) != keys.end())
+                throw InputError("--feature '" + arg + "': option \"" + key + "\" of feature \"" +
+                                 name + "\" is given twice: give it once");
+            keys.push_back(key);
             out += ":" + kv;
         }
         pos = end + 1;

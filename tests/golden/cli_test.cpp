@@ -1046,3 +1046,29 @@ TEST_CASE("CLI ladder: every message about one rendition begins with 'rendition 
     CHECK(has(chroma, "chroma subsampling must match"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI --feature: an option given twice within one feature is an error naming it",
+          "[golden][cli][options][feature]") {
+    const GoldenCase c = case_3f();
+    const std::string in = "-r '" + c.ref + "' -d '" + c.dist + "' -w 320 -h 240 --backend cpu";
+    for (const auto& [arg, msg] : std::vector<std::pair<std::string, std::string>>{
+             {"psnr=enable_chroma=false:enable_chroma=true",
+              "error: --feature 'psnr=enable_chroma=false:enable_chroma=true': option "
+              "\"enable_chroma\" of feature \"psnr\" is given twice: give it once"},
+             {"psnr=enable_chroma=true:enable_chroma=true", "\"enable_chroma\" of feature \"psnr\" is given twice"},
+             {"adm=adm_enhn_gain_limit=1.0:debug=false:adm_enhn_gain_limit=1.1",
+              "\"adm_enhn_gain_limit\" of feature \"adm\" is given twice"},
+             {"psnr=name=ciede",
+              "error: --feature 'psnr=name=ciede': name= is not an option: the feature's name is "
+              "what comes before the first '=' (psnr)"}}) {
+        const Proc p = run(in + " --feature '" + arg + "'");
+        INFO(arg << "\n" << p.output);
+        CHECK(exit_code(p) == 1);
+        CHECK(has(p, msg));
+        CHECK(!has(p, "VMAF score"));
+    }
+    // the same option in two --feature of one extractor is two features, as before
+    const Proc two = run(in + " --feature psnr=enable_chroma=false --feature psnr=enable_chroma=true");
+    INFO(two.output);
+    CHECK(exit_code(two) == 0);
+}
