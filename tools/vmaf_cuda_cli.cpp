@@ -350,18 +350,19 @@ int run(const Args& a, LogPaths& logs) {
     const VideoFormat& rf = ref.format();
     for (unsigned k = 0; k < n_dist; ++k) {
         const VideoFormat& df = dist[k]->format();
-        const std::string which = n_dist > 1 ? "distorted \"" + a.dist[k] + "\"" : "distorted";
+        // both named: "reference "r.yuv" is 320x240 but distorted "d.y4m" is 640x480: ..."
+        const std::string ref = "reference \"" + a.ref + "\" is ";
+        const std::string which = " but distorted \"" + a.dist[k] + "\" is ";
         if (rf.width != df.width || rf.height != df.height)
-            return fail(rend(k) + "reference is " + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
-                        " but " + which + " is " + std::to_string(df.width) + "x" +
-                        std::to_string(df.height) + ": sizes must match (scale the rendition to "
-                        "the reference's size first)");
+            return fail(rend(k) + ref + std::to_string(rf.width) + "x" + std::to_string(rf.height) +
+                        which + std::to_string(df.width) + "x" + std::to_string(df.height) +
+                        ": sizes must match (scale the rendition to the reference's size first)");
         if (rf.bpc != df.bpc)
-            return fail(rend(k) + "reference is " + std::to_string(rf.bpc) + "-bit but " + which + " is " +
+            return fail(rend(k) + ref + std::to_string(rf.bpc) + "-bit" + which +
                         std::to_string(df.bpc) + "-bit: bit depths must match");
         if (rf.chroma != df.chroma)
-            return fail(rend(k) + "reference is " + chroma_name(rf.chroma) + " but " + which + " is " +
-                        chroma_name(df.chroma) + ": chroma subsampling must match");
+            return fail(rend(k) + ref + chroma_name(rf.chroma) + which + chroma_name(df.chroma) +
+                        ": chroma subsampling must match");
     }
     // After the inputs agree: raw inputs take -w/-h/-p/-b, so a Y4M header that differs
     // from one given is the mismatch above when a raw input is there, and this otherwise.
@@ -570,7 +571,8 @@ int run(const Args& a, LogPaths& logs) {
     // A rendition with no frame to score is an error (exit status 1), as alone; the
     // others are still scored and logged, as the filter's ladder does.
     if (ref_empty) return fail("no frames to score: the reference \"" + a.ref + "\" has none");
-    if (n_dist == 1 && n[0] == 0) return fail("no frames to score");
+    if (n_dist == 1 && n[0] == 0)
+        return fail("no frames to score in \"" + a.dist[0] + "\": no log written, no VMAF score");
     bool empty = false;
     for (unsigned k = 0; k < n_dist; ++k) {
         if (n[k] == 0 && !failed[k])

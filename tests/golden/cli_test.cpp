@@ -330,8 +330,9 @@ TEST_CASE("CLI reads the chroma planes of 4:2:0, 4:2:2, 4:4:4 and 4:0:0 input, r
         const Proc p = run("-r '" + r.string() + "' -d '" + d.string() + "' --backend cpu");
         INFO(p.output);
         CHECK(p.status != 0);
-        CHECK(p.output.find("reference is 4:4:4 but distorted is 4:2:0: chroma subsampling "
-                            "must match") != std::string::npos);
+        CHECK(p.output.find("reference \"" + r.string() + "\" is 4:4:4 but distorted \"" +
+                            d.string() + "\" is 4:2:0: chroma subsampling must match") !=
+              std::string::npos);
     }
     fs::remove_all(dir);
 }
@@ -1071,4 +1072,31 @@ TEST_CASE("CLI --feature: an option given twice within one feature is an error n
     const Proc two = run(in + " --feature psnr=enable_chroma=false --feature psnr=enable_chroma=true");
     INFO(two.output);
     CHECK(exit_code(two) == 0);
+}
+
+TEST_CASE("CLI errors name the user's files", "[golden][cli][paths]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const Proc none = run("-r '" + c.ref + "' -d /dev/null -w 320 -h 240 --backend cpu");
+    INFO(none.output);
+    CHECK(exit_code(none) == 1);
+    CHECK(has(none, "error: no frames to score in \"/dev/null\": no log written, no VMAF score"));
+    // inputs that do not match: both named
+    const fs::path y = dir / "d.y4m";
+    write_layout(c, c.dist, y, 444, true);
+    const Proc chroma = run("-r '" + c.ref + "' -d " + q(y) + " -w 320 -h 240 --backend cpu");
+    INFO(chroma.output);
+    CHECK(exit_code(chroma) == 1);
+    CHECK(has(chroma, "error: reference \"" + c.ref + "\" is 4:2:0 but distorted \"" + y.string() +
+                          "\" is 4:4:4: chroma subsampling must match"));
+    const GoldenCase odd = find_case("testsrc2_321x241_8bit");
+    REQUIRE(!odd.name.empty());
+    const fs::path oy = dir / "odd.y4m";
+    write_layout(odd, odd.dist, oy, 420, true);
+    const Proc size = run("-r '" + c.ref + "' -d " + q(oy) + " -w 320 -h 240 --backend cpu");
+    INFO(size.output);
+    CHECK(exit_code(size) == 1);
+    CHECK(has(size, "error: reference \"" + c.ref + "\" is 320x240 but distorted \"" + oy.string() +
+                        "\" is 321x241: sizes must match"));
+    fs::remove_all(dir);
 }
