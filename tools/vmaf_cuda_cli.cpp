@@ -84,17 +84,21 @@ struct LogPaths {
     }
 
   private:
-    /// The library removes regular files only (not a FIFO, a device, "-", "pipe:N"). A
-    /// ladder's messages begin with "rendition K: ".
+    /// The library removes regular files only (not a FIFO, a device, "-", "pipe:N"); a
+    /// symbolic link to one is left as it is, and named (its file may hold an older log).
+    /// A ladder's messages begin with "rendition K: ".
     static void remove(const std::vector<std::string>& p, const std::vector<char>& done) {
         for (std::size_t k = 0; k < p.size(); ++k) {
             if (done[k]) continue;
             const std::string pre = p.size() > 1 ? "rendition " + std::to_string(k) + ": " : "";
             char err[1024];
             const int rc = vmaf_cuda_remove_stale_log(p[k].c_str(), err, sizeof err);
-            if (rc > 0)
+            if (rc == 1)
                 fail(pre + "removed the older file at \"" + p[k] +
                      "\" so that it is not taken for this run's log");
+            else if (rc == 2)
+                warn(pre + "\"" + p[k] + "\" is a link to an older file, left as it is: it does "
+                     "not hold this run's log");
             else if (rc < 0)
                 fail(pre + err + ": it is not this run's log");
         }

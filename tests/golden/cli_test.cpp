@@ -1100,3 +1100,28 @@ TEST_CASE("CLI errors name the user's files", "[golden][cli][paths]") {
                         "\" is 321x241: sizes must match"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("CLI: a run that writes no log names a link to an older file, and leaves it",
+          "[golden][cli][log][link]") {
+    const fs::path dir = tmp_dir();
+    const GoldenCase c = case_3f();
+    const fs::path target = dir / "older.json", link = dir / "link.json";
+    const fs::path ntarget = dir / "older.ndjson", nlink = dir / "link.ndjson";
+    std::ofstream(target) << "{\"an\": \"older log\"}";
+    std::ofstream(ntarget) << "{\"an\": \"older stream\"}\n";
+    fs::create_symlink(target, link);
+    fs::create_symlink(ntarget, nlink);
+    const Proc p = run("-r '" + c.ref + "' -d /dev/null -w 320 -h 240 --backend cpu --json -o " +
+                       q(link) + " --ndjson " + q(nlink));
+    INFO(p.output);
+    CHECK(exit_code(p) == 1);
+    for (const fs::path& l : {link, nlink})
+        CHECK(has(p, "vmaf-cuda: warning: \"" + l.string() + "\" is a link to an older file, left "
+                     "as it is: it does not hold this run's log"));
+    CHECK(!has(p, "removed the older file"));
+    CHECK(fs::is_symlink(link));
+    CHECK(fs::is_symlink(nlink));
+    CHECK(file_text(target) == "{\"an\": \"older log\"}");
+    CHECK(file_text(ntarget) == "{\"an\": \"older stream\"}\n");
+    fs::remove_all(dir);
+}
