@@ -14,7 +14,8 @@ KIND is one of
 
     gen_docs.py [--check] [--registry-docs PATH] [--cli PATH] [--ffmpeg PATH] [DOCS_DIR]
 
-Only the kinds whose program is given are touched. --check changes nothing and exits 1
+Only the kinds whose program is given are touched; a program that exits 77 (registry-docs
+built without CUDA) leaves its kinds unchecked, saying so (exit 77 when nothing was). --check changes nothing and exits 1
 naming every block that differs from what the programs print (and the command that
 updates them). Standard library only.
 """
@@ -29,11 +30,17 @@ BLOCK = re.compile(r"(<!-- generated: (?P<kind>[a-z-]+) -->\n)(?P<body>.*?)(<!--
                    re.S)
 
 
+class Unavailable(Exception):
+    """A program exited 77: it cannot print that here (registry-docs without CUDA)."""
+
+
 def run(cmd, argv0=None):
     """The standard output of cmd; argv0: the name the program sees as its argv[0]
     (default: the path it is run from)."""
     p = subprocess.run([argv0 or cmd[0]] + cmd[1:], executable=cmd[0],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode == 77:
+        raise Unavailable("%s: %s" % (os.path.basename(cmd[0]), (p.stdout + p.stderr).strip()))
     if p.returncode != 0:
         sys.exit("gen_docs.py: %s exited with %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr))
     return p.stdout
@@ -78,7 +85,7 @@ def main():
     gens = generators(a)
     if not gens:
         sys.exit("gen_docs.py: name at least one of --registry-docs, --cli, --ffmpeg")
-    cache, stale, seen = {}, [], set()
+    cache, stale, seen, unavailable = {}, [], set(), {}
     for name in sorted(os.listdir(a.docs)):
         if not name.endswith(".md"):
             continue
@@ -90,9 +97,15 @@ def main():
             kind = m.group("kind")
             if kind not in gens:
                 return m.group(0)
-            seen.add(kind)
+            if kind in unavailable:
+                return m.group(0)
             if kind not in cache:
-                cache[kind] = gens[kind]()
+                try:
+                    cache[kind] = gens[kind]()
+                except Unavailable as e:
+                    unavailable[kind] = str(e)
+                    return m.group(0)
+            seen.add(kind)
             if m.group("body") != cache[kind]:
                 stale.append("%s (%s)" % (name, kind))
             return m.group(1) + cache[kind] + m.group(4)
@@ -101,7 +114,12 @@ def main():
         if new != text and not a.check:
             with open(path, "w") as f:
                 f.write(new)
-    missing = sorted(set(gens) - seen)
+    for kind, why in sorted(unavailable.items()):
+        print("gen_docs.py: %s not checked: %s" % (kind, why))
+    if unavailable and not seen:
+        print("SKIPPED: %s" % "; ".join(sorted(set(unavailable.values()))))
+        return 77
+    missing = sorted(set(gens) - seen - set(unavailable))
     if missing:
         print("gen_docs.py: no block for %s in %s" % (", ".join(missing), a.docs))
         return 1
