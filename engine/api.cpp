@@ -91,6 +91,12 @@ int vmaf_cuda_frame_scored(const VmafCudaSession* vs, uint64_t index) {
     return vs && vs->impl && vs->impl->scored(index) ? 1 : 0;
 }
 
+uint64_t vmaf_cuda_frames_scored(const VmafCudaSession* vs, uint64_t frames) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; vs && vs->impl && i < frames; ++i) n += vs->impl->scored(i) ? 1 : 0;
+    return n;
+}
+
 int vmaf_cuda_rendition_path(const char* tmpl, unsigned k, char* out, size_t size) {
     if (!tmpl || !out || !size) return VMAF_CUDA_EINVAL;
     std::string path;

@@ -43,6 +43,7 @@ int vmaf_cuda_pairing_open(VmafCudaPairing** out, const VmafCudaPairingSettings*
         c.rate_num[1] = s->ref_rate_num;
         c.rate_den[1] = s->ref_rate_den;
         c.prefix = s->prefix ? s->prefix : "";
+        c.nearest = s->nearest != 0;
         *out = new VmafCudaPairing{vmaf_cuda::engine::PairingWatch(std::move(c))};
         return VMAF_CUDA_OK;
     } catch (const std::bad_alloc&) {

@@ -122,6 +122,42 @@ bool open_in_process(const std::string& path) {
     return found;
 }
 
+/// Whether descriptor `fd`, a log's, is a regular file that is also read: opened for
+/// reading and writing (`<> file`: an input on stdin), or open on another descriptor of
+/// this process (ffmpeg's input file, with stdout appended to it). Standard streams that
+/// share one file (`> all.log 2>&1`) are not a conflict.
+bool descriptor_is_input(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0 && (flags & O_ACCMODE) == O_RDWR) return true;
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (!dir) return false;
+    const int own = ::dirfd(dir);
+    bool found = false;
+    while (const dirent* e = ::readdir(dir)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        const int other = std::atoi(e->d_name);
+        struct stat os {};
+        if (other != own && other != fd && other > 2 && ::fstat(other, &os) == 0 &&
+            os.st_dev == st.st_dev && os.st_ino == st.st_ino) {
+            found = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return found;
+}
+
+/// Refuses a descriptor whose file the process reads too.
+void refuse_input_descriptor(const std::string& path, int fd) {
+    if (descriptor_is_input(fd))
+        throw Error(VMAF_CUDA_EIO, "cannot write the log \"" + path + "\": descriptor " +
+                                       std::to_string(fd) + " is a file this process also reads "
+                                       "(an input of this run), which the log would overwrite; "
+                                       "give the log a path of its own");
+}
+
 /// Refuses a path that is a file this process has open.
 void refuse_open_file(const std::string& path) {
     if (open_in_process(path))
@@ -176,6 +212,7 @@ void write_text_file(const std::string& path, const std::string& text) {
     int fd = -1;
     switch (log_target(path, &fd)) {
     case LogTarget::descriptor:
+        refuse_input_descriptor(path, fd);
         if (!write_all(fd, text)) fail(path, "", errno);
         return;
     case LogTarget::direct: {
@@ -213,13 +250,15 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 void check_log_path(const std::string& path) {
-    const LogTarget t = log_target(path);
-    if (t != LogTarget::descriptor) refuse_open_file(path);
+    int fd = -1;
+    const LogTarget t = log_target(path, &fd);
+    if (t == LogTarget::descriptor) refuse_input_descriptor(path, fd);
+    else refuse_open_file(path);
     if (t != LogTarget::atomic) return;
     std::string tmp;
-    const int fd = create_temporary(path, &tmp);
-    if (fd < 0) fail(path, "", errno);
-    ::close(fd);
+    const int probe = create_temporary(path, &tmp);
+    if (probe < 0) fail(path, "", errno);
+    ::close(probe);
     ::unlink(tmp.c_str());
 }
 
@@ -249,6 +288,7 @@ void LineLog::write_line(std::string line) {
     if (fd_ < 0) {
         int d = -1;
         if (descriptor_name(path_, &d)) {
+            if (d >= 0) refuse_input_descriptor(path_, d);
             fd_ = d >= 0 ? ::fcntl(d, F_DUPFD_CLOEXEC, 0) : -1;
             if (d < 0) errno = EBADF;
         } else {

@@ -267,8 +267,8 @@ SvmModel parse_svm(std::string_view text, std::size_t n) {
         if (SvmText ln{in.line()}; !ln.token().empty()) ++extra;
     if (extra)
         fail("libsvm model: total_sv is " + std::to_string(total_sv) + ", but " +
-             std::to_string(extra) + " more support vector line" + (extra == 1 ? "" : "s") +
-             " follow");
+             std::to_string(extra) + " more support vector " +
+             (extra == 1 ? "line follows" : "lines follow"));
     return m;
 }
 

@@ -94,6 +94,11 @@ std::string PairingWatch::event(const PairingEvent& e) {
     } else {
         if (!new_ref && e.ref_ended && (!last_ref_dur_ || e.pts >= e.ref_pts + last_ref_dur_))
             ++ref_repeated_;
+        // a reference frame paired again past its duration while the reference goes on:
+        // a gap in the reference (dropped frames), the main frame scored against an older
+        // picture
+        if (!new_ref && !e.ref_ended && last_ref_dur_ && e.pts >= e.ref_pts + last_ref_dur_)
+            ++ref_reused_;
         // ts_sync_mode=nearest's rule (FFmpeg's framesync_advance)
         if (e.has_next_ref && e.ref_pts != kNoPts && e.next_ref_pts - e.pts < e.pts - e.ref_pts)
             ++nearer_;
@@ -155,7 +160,15 @@ std::string PairingWatch::report() const {
     // a frame between the inputs' timestamps (-copyts keeps each input's own start)
     // explains them too; timestamps rounded to two time bases differ by far less than a
     // tenth of a frame.
-    if (nearer_ && !rates_differ) {
+    if (ref_reused_ && !rates_differ)
+        o += format("%s%" PRId64 " main frame%s paired with a reference frame already paired "
+                    "before, past its duration (gaps in the reference's timestamps: dropped "
+                    "frames or a variable frame rate), so scored against an older picture%s\n",
+                    pre, ref_reused_, plural(ref_reused_),
+                    cfg_.nearest ? "" : "; ts_sync_mode=nearest pairs each main frame with the "
+                                        "nearest reference frame");
+    // (pairs with a nearer next frame next to such gaps are the gaps' doing)
+    if (nearer_ && !rates_differ && !ref_reused_) {
         if (dur > 0 && offset % dur > dur / 10 && dur - offset % dur > dur / 10)
             o += format("%s%" PRId64 " of %" PRId64 " pairs took an earlier reference frame "
                         "although the next one was nearer in time: the inputs' timestamps are "
@@ -181,8 +194,10 @@ std::string PairingWatch::report() const {
             gaps = format("; %" PRId64 " reference frame%s between pairs were never paired",
                           ref_gaps_, plural(ref_gaps_));
         o += format("%sframe rates differ: main %d/%d (%.3f fps), reference %d/%d (%.3f fps); "
-                    "each main frame is paired with the last reference frame at or before its "
-                    "timestamp%s%s\n", pre, n0, d0, double(n0) / d0, n1, d1, double(n1) / d1,
+                    "each main frame is paired with the %s%s%s\n", pre, n0, d0, double(n0) / d0,
+                    n1, d1, double(n1) / d1,
+                    cfg_.nearest ? "nearest reference frame"
+                                 : "last reference frame at or before its timestamp",
                     nearer.c_str(), gaps.c_str());
     }
     return o;

@@ -27,6 +27,7 @@ struct PairingConfig {
     int tb_num = 1, tb_den = 1;
     int rate_num[2] = {0, 0}, rate_den[2] = {0, 0}; ///< main, reference; 0/0: unknown
     std::string prefix;                             ///< starts every message
+    bool nearest = false; ///< the synchroniser pairs the nearest reference frame
 };
 
 /// One event of the frame synchroniser: a main frame with its reference frame, or alone.
@@ -77,6 +78,8 @@ private:
     std::int64_t ref_leading_ = 0;   ///< reference frames before the first pair, never paired
     std::int64_t ref_gaps_ = 0;      ///< reference frames between pairs, never paired
     std::int64_t nearer_ = 0;        ///< pairs where the next reference frame was nearer
+    std::int64_t ref_reused_ = 0;    ///< pairs reusing a reference frame past its duration
+                                     ///< while the reference goes on (gaps in it)
 };
 
 } // namespace vmaf_cuda::engine

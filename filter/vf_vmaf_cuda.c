@@ -225,33 +225,19 @@ static int append_pads(AVFilterContext *ctx, unsigned n)
     int ret;
 
     for (unsigned k = 0; k <= n; k++) {
-        AVFilterPad pad = { .type = AVMEDIA_TYPE_VIDEO };
-        if (k == n) {
-            pad.name = "reference";
-            pad.config_props = config_input_ref;
-            ret = ff_append_inpad(ctx, &pad);
-        } else if (n == 1) {
-            pad.name = "main";
-            ret = ff_append_inpad(ctx, &pad);
-        } else {
-            if (!(pad.name = av_asprintf("main%u", k)))
-                return AVERROR(ENOMEM);
-            ret = ff_append_inpad_free_name(ctx, &pad);
-        }
-        if (ret < 0)
+        const int fixed = k == n || n == 1; /* a name of its own, or main%u (freed by FFmpeg) */
+        AVFilterPad pad = { .type = AVMEDIA_TYPE_VIDEO,
+                            .config_props = k == n ? config_input_ref : NULL };
+        if (!(pad.name = k == n ? "reference" : n == 1 ? "main" : av_asprintf("main%u", k)))
+            return AVERROR(ENOMEM);
+        if ((ret = fixed ? ff_append_inpad(ctx, &pad) : ff_append_inpad_free_name(ctx, &pad)) < 0)
             return ret;
     }
     for (unsigned k = 0; k < n; k++) {
         AVFilterPad pad = { .type = AVMEDIA_TYPE_VIDEO, .config_props = config_output };
-        if (n == 1) {
-            pad.name = "default";
-            ret = ff_append_outpad(ctx, &pad);
-        } else {
-            if (!(pad.name = av_asprintf("out%u", k)))
-                return AVERROR(ENOMEM);
-            ret = ff_append_outpad_free_name(ctx, &pad);
-        }
-        if (ret < 0)
+        if (!(pad.name = n == 1 ? "default" : av_asprintf("out%u", k)))
+            return AVERROR(ENOMEM);
+        if ((ret = n == 1 ? ff_append_outpad(ctx, &pad) : ff_append_outpad_free_name(ctx, &pad)) < 0)
             return ret;
     }
     return 0;

@@ -13,15 +13,18 @@
 #include "filters.h"
 #include "vmaf_cuda_pairing.h"
 
-int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, AVRational tb, AVRational main_rate,
-                              AVRational ref_rate)
+int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRational main_rate,
+                              AVRational ref_rate, const char *prefix)
 {
+    const AVRational tb = fs->time_base;
     VmafCudaPairingSettings s = {
-        .tb_num = tb.num, .tb_den = tb.den, .prefix = p->prefix,
+        .tb_num = tb.num, .tb_den = tb.den, .prefix = prefix,
+        .nearest = fs->opt_ts_sync_mode == TS_NEAREST,
         .main_rate_num = main_rate.num, .main_rate_den = main_rate.den,
         .ref_rate_num = ref_rate.num, .ref_rate_den = ref_rate.den,
     };
     p->tb = tb;
+    p->prefix = prefix;
     p->observed[0] = p->observed[1] = 0;
     p->reported = 0;
     return vmaf_cuda_pairing_open(&p->watch, &s) < 0 ? AVERROR(ENOMEM) : 0;

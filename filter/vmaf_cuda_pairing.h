@@ -28,13 +28,14 @@ typedef struct VmafCudaPairWatch {
     AVRational tb;              /**< framesync's time base: every pts given is in it */
     int64_t observed[2];        /**< frames handed over per input (main, reference) */
     int reported;
-    char prefix[32];            /**< "" for the two-input filter, "rendition 2: " ... */
+    const char *prefix;         /**< "" for the two-input filter, "rendition 2: " ... */
 } VmafCudaPairWatch;
 
-/** Call after ff_framesync_configure(): tb is fs->time_base; the frame rates of the
- *  main and reference links (FilterLink frame_rate) for the end-of-stream report. */
-int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, AVRational tb, AVRational main_rate,
-                              AVRational ref_rate);
+/** Call after ff_framesync_configure(): fs's time base and ts_sync_mode; the frame rates
+ *  of the main and reference links (FilterLink frame_rate) for the end-of-stream report;
+ *  `prefix` starts every message (kept: it must outlive the watch). */
+int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRational main_rate,
+                              AVRational ref_rate, const char *prefix);
 
 void ff_vmaf_cuda_pairing_uninit(VmafCudaPairWatch *p);
 

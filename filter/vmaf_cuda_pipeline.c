@@ -169,10 +169,8 @@ int ff_vmaf_cuda_pipeline_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigne
         /* (a scored rendition's warnings come at the end, in rendition order, each
          * before its score line; here they explain the error) */
         ff_vmaf_cuda_pairing_report(&r->pairing, ctx);
-        av_log(ctx, AV_LOG_ERROR, "%sno frame pair was scored (no main frame met a "
-               "reference frame): no log%s written, no VMAF score\n", r->st.prefix,
-               r->st.log_path ? " file" : "");
-        ff_vmaf_cuda_no_log(ctx, r->st.prefix, r->st.log_path);
+        ff_vmaf_cuda_no_log(ctx, AV_LOG_ERROR, r->st.prefix, "no frame pair was scored (no "
+                            "main frame met a reference frame)", r->st.log_path, 1);
         /* the exit status says so at the end ("finish"), once the other renditions'
          * frames are all out: an error returned now would stop the graph before they are */
         p->failed = AVERROR(ENODATA);
@@ -360,9 +358,8 @@ int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p)
         } else if (r->st.session && !r->ended) {
             /* (a graph that was only configured, never fed, e.g. one ffmpeg rebuilds when
              * the input's hardware frames appear, has no session and says nothing) */
-            av_log(ctx, AV_LOG_WARNING, "%sno frame pair was scored: no log%s written, no "
-                   "VMAF score\n", r->st.prefix, r->st.log_path ? " file" : "");
-            ff_vmaf_cuda_no_log(ctx, r->st.prefix, r->st.log_path);
+            ff_vmaf_cuda_no_log(ctx, AV_LOG_WARNING, r->st.prefix, "no frame pair was scored",
+                                r->st.log_path, 1);
         }
     }
     release_kept_refs(p, 1);

@@ -52,10 +52,8 @@ int ff_vmaf_cuda_pipeline_init(AVFilterContext *ctx, VmafCudaPipeline *p, unsign
     for (unsigned k = 0; k < n; k++) {
         VmafCudaRendition *r = &p->r[k];
         r->st.out = k;
-        if (n > 1) {
+        if (n > 1)
             snprintf(r->st.prefix, sizeof(r->st.prefix), "rendition %u: ", k);
-            snprintf(r->pairing.prefix, sizeof(r->pairing.prefix), "rendition %u: ", k);
-        }
         if ((ret = ff_vmaf_cuda_stream_init(&r->st, &p->out)) < 0)
             return ret;
         if (!path)
@@ -377,9 +375,8 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
         fs = &p->sync.r[k].fs;
     }
     ff_vmaf_cuda_pairing_uninit(&r->pairing);
-    if ((ret = ff_vmaf_cuda_pairing_init(&r->pairing, fs->time_base,
-                                      ff_filter_link(mainlink)->frame_rate,
-                                      ff_filter_link(reflink)->frame_rate)) < 0)
+    if ((ret = ff_vmaf_cuda_pairing_init(&r->pairing, fs, ff_filter_link(mainlink)->frame_rate,
+                                         ff_filter_link(reflink)->frame_rate, r->st.prefix)) < 0)
         return ret;
     if (!p->lad && (ret = open_ladder(ctx, p)) < 0)
         return ret;

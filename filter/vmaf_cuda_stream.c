@@ -58,10 +58,15 @@ int ff_vmaf_cuda_stream_error(AVFilterContext *ctx, const VmafCudaStream *st,
     return ff_vmaf_cuda_status_to_averror(status);
 }
 
-void ff_vmaf_cuda_no_log(AVFilterContext *ctx, const char *prefix, const char *path)
+void ff_vmaf_cuda_no_log(AVFilterContext *ctx, int level, const char *prefix, const char *what,
+                         const char *path, int remove)
 {
     char err[1024];
-    int rc = path ? vmaf_cuda_remove_stale_log(path, err, sizeof(err)) : 0;
+    int rc;
+
+    av_log(ctx, level, "%s%s: no log%s%s%s written, no VMAF score\n", prefix, what,
+           path ? " file '" : "", path ? path : "", path ? "'" : "");
+    rc = path && remove ? vmaf_cuda_remove_stale_log(path, err, sizeof(err)) : 0;
 
     if (rc == 1)
         av_log(ctx, AV_LOG_WARNING, "%sremoved the older file at '%s', so that it is not "
@@ -330,13 +335,13 @@ static int write_results(AVFilterContext *ctx, VmafCudaStream *st)
             ret = AVERROR(EIO);
     }
     if (!output) {
-        av_log(ctx, AV_LOG_ERROR, "%sno scored frame was output: no log%s written, no VMAF "
-               "score\n", pre, st->log_path ? " file" : "");
-        if (!o->ndjson)
-            ff_vmaf_cuda_no_log(ctx, pre, st->log_path);
+        ff_vmaf_cuda_no_log(ctx, AV_LOG_ERROR, pre, "no scored frame was output", st->log_path,
+                            !o->ndjson);
         return AVERROR(ENODATA);
     }
-    if (st->live && vmaf_cuda_live_finish(st->live, st->session, (uint64_t)output) < 0) {
+    /* the NDJSON pooled line's frames: those scored among the frames output (n_subsample) */
+    if (st->live && vmaf_cuda_live_finish(st->live, st->session,
+                                          vmaf_cuda_frames_scored(st->session, output)) < 0) {
         av_log(ctx, AV_LOG_ERROR, "%s%s\n", pre, vmaf_cuda_live_error(st->live));
         ret = ret ? ret : AVERROR(EIO);
     }

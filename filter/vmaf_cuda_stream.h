@@ -74,9 +74,11 @@ int ff_vmaf_cuda_status_to_averror(int status);
  *  AVERROR. */
 int ff_vmaf_cuda_stream_error(AVFilterContext *ctx, const VmafCudaStream *st,
                               const char *call, int status);
-/** No log is written to `path` (NULL: none asked for): removes an older regular file
- *  there, saying so, so that it is not taken for this run's log. */
-void ff_vmaf_cuda_no_log(AVFilterContext *ctx, const char *prefix, const char *path);
+/** Logs "PREFIX WHAT: no log file 'PATH' written, no VMAF score" at `level` (PATH: NULL
+ *  when none was asked for); with `remove`, removes an older regular file there, saying
+ *  so, so that it is not taken for this run's log. */
+void ff_vmaf_cuda_no_log(AVFilterContext *ctx, int level, const char *prefix, const char *what,
+                         const char *path, int remove);
 
 /** An output link as its main input (size, time base, aspect ratio, frame rate, the
  *  CUDA frames context). */

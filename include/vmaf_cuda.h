@@ -352,6 +352,10 @@ int vmaf_cuda_remove_stale_log(const char *path, char *err, size_t err_size);
  *  vmaf_cuda_receive() never returns them. 0 for NULL. */
 int vmaf_cuda_frame_scored(const VmafCudaSession *vs, uint64_t index);
 
+/** How many of frames 0 .. frames-1 the session scores (vmaf_cuda_frame_scored(), API 6):
+ *  e.g. the count of the NDJSON pooled line for the frames output. 0 for NULL. */
+uint64_t vmaf_cuda_frames_scored(const VmafCudaSession *vs, uint64_t frames);
+
 /** 1 when model `i` is built in (version=, from libvmaf's model files; all of them score
  *  SDR video), 0 for a model file given by path= or an index out of range (API 5). */
 int vmaf_cuda_model_builtin(const VmafCudaSession *vs, unsigned i);
@@ -676,6 +680,8 @@ typedef struct VmafCudaPairingSettings {
     int main_rate_num, main_rate_den; /**< the main's frame rate (0/0: unknown) */
     int ref_rate_num, ref_rate_den;   /**< the reference's frame rate (0/0: unknown) */
     const char *prefix;          /**< starts every message (e.g. "rendition 2: "); NULL: "" */
+    int nearest;                 /**< non-zero: the synchroniser pairs each main frame with
+                                      the nearest reference frame (ts_sync_mode=nearest) */
 } VmafCudaPairingSettings;
 
 /** Opens a pairing watch. Errors: EINVAL (NULL, a time base not > 0), ENOMEM. */
@@ -713,6 +719,7 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, const VmafCudaPairingEvent *e, c
  * inputs were aligned): an input ended first and its last frame was repeated; main frames
  * went out unscored (before the reference's first frame, after its end, or it delivered
  * none); reference frames never paired (between pairs: gaps in the main's timestamps);
+ * main frames paired with a reference frame already used (gaps in the reference's);
  * the inputs start at different times; pairs where the next reference frame was nearer
  * (a timestamp offset of a part of a frame, or two time bases); different frame rates.
  * Like snprintf: returns the whole text's length, writes at most `size` bytes (buf may

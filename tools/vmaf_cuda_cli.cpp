@@ -199,12 +199,15 @@ bool parse_fps(const std::string& text, unsigned* num, unsigned* den) {
 /// refused by vmaf_cuda_check_log_path()). The score lines then go to stderr, so that
 /// stdout holds the log or the NDJSON lines only.
 bool is_stdout(const std::string& path) {
-    if (path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1")
-        return true;
-    if (path.rfind("pipe:", 0) == 0) { // "pipe:N": descriptor N (no file of that name)
-        const std::string n = path.substr(5);
-        return n.empty() || (n.size() <= 9 && n.find_first_not_of("0123456789") == std::string::npos &&
-                             std::stol(n) == 1);
+    if (path == "-" || path == "/dev/stdout") return true;
+    // "pipe:N" (no file of that name), /dev/fd/N, /proc/self/fd/N: descriptor N, as the
+    // library reads N (leading zeros too)
+    for (const char* dir : {"pipe:", "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"}) {
+        if (path.rfind(dir, 0) != 0) continue;
+        const std::string n = path.substr(std::strlen(dir));
+        if (n.empty()) return std::strcmp(dir, "pipe:") == 0;
+        if (n.size() <= 9 && n.find_first_not_of("0123456789") == std::string::npos)
+            return std::stol(n) == 1;
     }
     struct stat ps {}, os {};
     return !path.empty() && ::stat(path.c_str(), &ps) == 0 && ::fstat(1, &os) == 0 &&
@@ -317,8 +320,11 @@ int run(const Args& a, LogPaths& logs) {
                     S_ISREG(lst.st_mode) && lst.st_dev == ist.st_dev && lst.st_ino == ist.st_ino)
                     return fail(rend(k) + "--ndjson \"" + path + "\" is the input \"" + in +
                                 "\": give the NDJSON stream another path");
+            struct stat dev {}, null {};  // /dev/null (stdout redirected there too) twice is no conflict
+            const bool discard = ::stat(path.c_str(), &dev) == 0 && ::stat("/dev/null", &null) == 0 &&
+                                 S_ISCHR(dev.st_mode) && dev.st_rdev == null.st_rdev;
             for (const std::string& log : logs.paths)
-                if (log == path || (is_stdout(log) && is_stdout(path)))
+                if (!discard && (log == path || (is_stdout(log) && is_stdout(path))))
                     return fail(rend(k) + "-o \"" + log + "\" and --ndjson \"" + path + "\" are the same "
                                 "output: give them different paths");
             char err[1024];

@@ -189,7 +189,7 @@ TEST_CASE("/dev/stdout, /dev/fd/N, /proc/self/fd/N: written through the descript
     { std::ofstream(p) << "KEEP\n"; }
     const int fd = ::open(p.c_str(), O_WRONLY | O_APPEND);
     REQUIRE(fd >= 0);
-    for (const std::string name : {"/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd)}) {
+    for (const std::string& name : {"/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd)}) {
         INFO(name);
         char err[256];
         CHECK(vmaf_cuda_check_log_path(name.c_str(), err, sizeof err) == VMAF_CUDA_OK);
@@ -231,5 +231,36 @@ TEST_CASE("a log path that is a file this process has open is refused", "[api][l
     CHECK(vmaf_cuda_check_log_path(in.c_str(), err, sizeof err) == VMAF_CUDA_OK);
     CHECK(s.write(in.string()) == VMAF_CUDA_OK);
     CHECK(is_whole_log(read_file(in)));
+    fs::remove_all(d);
+}
+
+TEST_CASE("a descriptor whose file this process also reads is refused", "[api][log]") {
+    // vmaf-cuda -r - ... -o /dev/stdin <> ref.y4m; ffmpeg -i in.y4m ... log_path=- >> in.y4m
+    Scored s;
+    const fs::path d = fresh_dir("fdinput");
+    const fs::path in = d / "input.y4m";
+    { std::ofstream(in) << "YUV4MPEG2 W32 H32\n"; }
+    char err[512];
+    const int rw = ::open(in.c_str(), O_RDWR);
+    REQUIRE(rw >= 0);
+    const std::string rw_name = "pipe:" + std::to_string(rw);
+    CHECK(vmaf_cuda_check_log_path(rw_name.c_str(), err, sizeof err) == VMAF_CUDA_EIO);
+    CHECK(std::string(err).find("is a file this process also reads") != std::string::npos);
+    CHECK(s.write(rw_name) == VMAF_CUDA_EIO);
+    ::close(rw);
+    const int wr = ::open(in.c_str(), O_WRONLY | O_APPEND), rd = ::open(in.c_str(), O_RDONLY);
+    REQUIRE(wr >= 0);
+    REQUIRE(rd >= 0);
+    const std::string wr_name = "/dev/fd/" + std::to_string(wr);
+    CHECK(vmaf_cuda_check_log_path(wr_name.c_str(), err, sizeof err) == VMAF_CUDA_EIO);
+    CHECK(s.write(wr_name) == VMAF_CUDA_EIO);
+    ::close(rd);
+    // not read any more: the log goes through the descriptor, after what the file held
+    CHECK(vmaf_cuda_check_log_path(wr_name.c_str(), err, sizeof err) == VMAF_CUDA_OK);
+    CHECK(s.write(wr_name) == VMAF_CUDA_OK);
+    ::close(wr);
+    const std::string text = read_file(in);
+    CHECK(text.rfind("YUV4MPEG2 W32 H32\n", 0) == 0);
+    CHECK(is_whole_log(text.substr(18)));
     fs::remove_all(d);
 }

@@ -177,6 +177,47 @@ TEST_CASE("pairing: gaps, frame rates, offsets of a part of a frame", "[api][pai
           "ts_sync_mode=nearest to pair each main frame with the nearest reference frame\n");
 }
 
+TEST_CASE("pairing: gaps in the reference; ts_sync_mode=nearest's words", "[api][pairing]") {
+    // reference frames 5 and 6 dropped: main 5 and 6 meet reference 4 again (main 6 had a
+    // nearer next one, 7: the gaps' doing, not two time bases)
+    Watch gaps(1, 25, 25, 25);
+    gaps.frames(0, {3, 4, 5, 6, 7}, 1);
+    gaps.frames(1, {3, 4, 7}, 1);
+    gaps.event(3, 3, 4);
+    gaps.event(4, 4, 7);
+    gaps.event(5, 4, 7);
+    gaps.event(6, 4, 7);
+    gaps.event(7, 7, -2);
+    CHECK(gaps.report() == "2 main frames paired with a reference frame already paired before, "
+                           "past its duration (gaps in the reference's timestamps: dropped "
+                           "frames or a variable frame rate), so scored against an older "
+                           "picture; ts_sync_mode=nearest pairs each main frame with the "
+                           "nearest reference frame\n");
+    // a 50 fps main meets each 25 fps reference frame twice, within its duration: no gap
+    Watch fast(1, 50, 50, 25);
+    fast.frames(0, {0, 1, 2, 3}, 1);
+    fast.frames(1, {0, 2}, 2);
+    fast.event(0, 0, 2);
+    fast.event(1, 0, 2);
+    fast.event(2, 2, -2);
+    fast.event(3, 2, -2);
+    CHECK(fast.report().find("already paired") == std::string::npos);
+    // nearest mode: the rate warning says how it pairs
+    VmafCudaPairing* p = nullptr;
+    VmafCudaPairingSettings s{1, 50, 25, 1, 50, 1, nullptr, 1};
+    REQUIRE(vmaf_cuda_pairing_open(&p, &s) == VMAF_CUDA_OK);
+    VmafCudaPairingEvent e{0, 0, 1, 0, 0, 1, 1, 0};
+    REQUIRE(vmaf_cuda_pairing_frame(p, 0, 0, 2) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_pairing_frame(p, 1, 0, 1) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_pairing_event(p, &e, nullptr, 0) == 1);
+    char buf[512];
+    REQUIRE(vmaf_cuda_pairing_report(p, buf, sizeof buf) > 0);
+    CHECK(std::string(buf) == "frame rates differ: main 25/1 (25.000 fps), reference 50/1 "
+                              "(50.000 fps); each main frame is paired with the nearest "
+                              "reference frame\n");
+    vmaf_cuda_pairing_close(p);
+}
+
 TEST_CASE("pairing: errors", "[api][pairing]") {
     VmafCudaPairing* p = nullptr;
     VmafCudaPairingSettings s{0, 25, 0, 0, 0, 0, nullptr};
