@@ -74,9 +74,10 @@ std::string PairingWatch::event(const PairingEvent& e) {
         return pre + "unscored: main " + ts(e.pts) + " s (no reference frame)";
     }
     // reference frames passed over since the previous pair were never paired
+    // (except the one a main frame met in all but rounding, see rounded_next_ below)
     while (!queue_[1].empty() && queue_[1].front().pts < e.ref_pts) {
+        if (queue_[1].front().pts != rounded_next_) (nb_pairs_ ? ref_gaps_ : ref_leading_)++;
         queue_[1].pop_front();
-        (nb_pairs_ ? ref_gaps_ : ref_leading_)++;
     }
     bool new_ref = false;
     if (!queue_[1].empty() && queue_[1].front().pts == e.ref_pts) {
@@ -94,10 +95,17 @@ std::string PairingWatch::event(const PairingEvent& e) {
     } else {
         if (!new_ref && e.ref_ended && (!last_ref_dur_ || e.pts >= e.ref_pts + last_ref_dur_))
             ++ref_repeated_;
+        // The next reference frame within half a frame of this main frame: the same
+        // moment, its timestamp rounded up past the main's (two time bases, e.g. MKV's
+        // 1 ms and MP4's 1/24000 s), not a gap on either side.
+        const bool rounded = e.has_next_ref && last_ref_dur_ && e.next_ref_pts >= e.pts &&
+                             2 * (e.next_ref_pts - e.pts) <= last_ref_dur_;
+        if (rounded) rounded_next_ = e.next_ref_pts;
         // a reference frame paired again past its duration while the reference goes on:
         // a gap in the reference (dropped frames), the main frame scored against an older
         // picture
-        if (!new_ref && !e.ref_ended && last_ref_dur_ && e.pts >= e.ref_pts + last_ref_dur_)
+        if (!new_ref && !e.ref_ended && last_ref_dur_ && e.pts >= e.ref_pts + last_ref_dur_ &&
+            !rounded)
             ++ref_reused_;
         // ts_sync_mode=nearest's rule (FFmpeg's framesync_advance)
         if (e.has_next_ref && e.ref_pts != kNoPts && e.next_ref_pts - e.pts < e.pts - e.ref_pts)

@@ -79,6 +79,7 @@ private:
     std::int64_t ref_gaps_ = 0;      ///< reference frames between pairs, never paired
     std::int64_t nearer_ = 0;        ///< pairs where the next reference frame was nearer
     std::int64_t ref_reused_ = 0;    ///< pairs reusing a reference frame past its duration
+    std::int64_t rounded_next_ = kNoPts; ///< next reference frame a main frame met but for rounding
                                      ///< while the reference goes on (gaps in it)
 };
 

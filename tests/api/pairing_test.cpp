@@ -177,6 +177,37 @@ TEST_CASE("pairing: gaps, frame rates, offsets of a part of a frame", "[api][pai
           "ts_sync_mode=nearest to pair each main frame with the nearest reference frame\n");
 }
 
+TEST_CASE("pairing: two time bases (MP4's 1/24000 s, MKV's 1 ms) are no gap", "[api][pairing]") {
+    // 23.976 fps: main at k * 1001 ticks of 1/24000 s; the reference's timestamps rounded
+    // to whole milliseconds (MKV), some of them past the main's: framesync pairs those main
+    // frames with the reference frame before, and passes over the rounded-up one
+    for (long ref_dur_ms : {41L, 42L}) {
+        Watch w(1, 24000, 0, 0);
+        std::vector<long> main_pts, ref_pts;
+        for (long k = 0; k < 48; k++) {
+            main_pts.push_back(k * 1001);
+            ref_pts.push_back(24 * ((k * 1001 + 12) / 24)); // round(k * 1001 / 24) ms
+        }
+        w.frames(0, main_pts, 1001);
+        w.frames(1, ref_pts, 24 * ref_dur_ms);
+        long nearer = 0;
+        for (long m : main_pts) {
+            std::size_t j = 0;
+            while (j + 1 < ref_pts.size() && ref_pts[j + 1] <= m) j++;
+            const long next = j + 1 < ref_pts.size() ? ref_pts[j + 1] : -1;
+            if (next >= 0 && next - m < m - ref_pts[j]) nearer++;
+            w.event(m, ref_pts[j], next);
+        }
+        INFO("reference frame duration " << ref_dur_ms << " ms");
+        REQUIRE(nearer > 0);
+        CHECK(w.report() == std::to_string(nearer) + " of 48 pairs took an earlier reference "
+                            "frame although the next one was nearer in time (timestamps "
+                            "rounded to different time bases, e.g. MKV and MP4); "
+                            "ts_sync_mode=nearest pairs each main frame with the nearest "
+                            "reference frame\n");
+    }
+}
+
 TEST_CASE("pairing: gaps in the reference; ts_sync_mode=nearest's words", "[api][pairing]") {
     // reference frames 5 and 6 dropped: main 5 and 6 meet reference 4 again (main 6 had a
     // nearer next one, 7: the gaps' doing, not two time bases)

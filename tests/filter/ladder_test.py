@@ -160,6 +160,8 @@ def run_vmaf(r, dists, ref, opts="", name="run", pre=None, extra=(), out_args=No
         if not m:
             continue
         level, k, msg = m.group(1), int(m.group(2) or 0), m.group(3)
+        # messages that name the rendition's own log: the same words as a separate run's
+        msg = msg.replace("%s_%d." % (base, k), "<the log>.")
         if n > 1 and m.group(2) is None:
             sm = SEND_RE.match(msg)
             if sm:
