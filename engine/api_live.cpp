@@ -39,7 +39,7 @@ const char* vmaf_cuda_pool_name(int pool) { return engine::pool_name(pool); }
 
 unsigned vmaf_cuda_pool_percentile(int pool) { return engine::pool_percentile(pool); }
 
-int vmaf_cuda_summary(VmafCudaSession* vs, enum VmafCudaPool pool, const char* prefix,
+int vmaf_cuda_summary(VmafCudaSession* vs, int pool, const char* prefix,
                       char* buf, size_t size) {
     if (buf && size) buf[0] = 0;
     if (!vs || !vs->impl || (!buf && size)) return VMAF_CUDA_EINVAL;

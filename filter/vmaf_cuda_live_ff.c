@@ -91,14 +91,14 @@ int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
 int ff_vmaf_cuda_live_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
                               const char *prefix)
 {
-    int len = vmaf_cuda_summary(vs, (enum VmafCudaPool)pool, prefix, NULL, 0);
+    int len = vmaf_cuda_summary(vs, pool, prefix, NULL, 0);
     char *text, *line, *end;
 
     if (len < 0)
         return len;
     if (!(text = av_malloc(len + 1)))
         return VMAF_CUDA_ENOMEM;
-    vmaf_cuda_summary(vs, (enum VmafCudaPool)pool, prefix, text, len + 1);
+    vmaf_cuda_summary(vs, pool, prefix, text, len + 1);
     /* one av_log per line, so that each carries the filter's name */
     for (line = text; *line; line = end + 1) {
         if (!(end = strchr(line, '\n')))

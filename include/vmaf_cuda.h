@@ -471,10 +471,12 @@ unsigned vmaf_cuda_pool_percentile(int pool);
  * model (no_prediction): "". Like snprintf: writes at most `size` bytes into `buf`
  * (NUL-terminated when size > 0; buf may be NULL when size is 0) and returns the length
  * of the whole text, so a second call with a buffer of that length + 1 gets it all.
+ * `pool` is an enum VmafCudaPool value (an int, as vmaf_cuda_pool_name() takes: EINVAL for
+ * one out of range).
  * Errors: those of vmaf_cuda_pooled() (EINVAL: no frame scored; ESTATE: a percentile pool
  * without the per-frame history), with the session's message.
  */
-int vmaf_cuda_summary(VmafCudaSession *vs, enum VmafCudaPool pool, const char *prefix,
+int vmaf_cuda_summary(VmafCudaSession *vs, int pool, const char *prefix,
                       char *buf, size_t size);
 
 /* ---- Live QA (API 6): rolling windows, the NDJSON stream, the SEI payload ---- */

@@ -665,10 +665,10 @@ int run(const Args& a, LogPaths& logs) {
                              v[1], v[2], v[3]);
         }
         std::fflush(stderr);
-        const int len = vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), nullptr, 0);
+        const int len = vmaf_cuda_summary(vs[k], pool, prefix.c_str(), nullptr, 0);
         if (len < 0) return fail(prefix + vmaf_cuda_error_message(vs[k]));
         std::vector<char> text(std::size_t(len) + 1);
-        vmaf_cuda_summary(vs[k], VmafCudaPool(pool), prefix.c_str(), text.data(), text.size());
+        vmaf_cuda_summary(vs[k], pool, prefix.c_str(), text.data(), text.size());
         std::fputs(text.data(), stdout_taken ? stderr : stdout);
         flush_stdout();
     }

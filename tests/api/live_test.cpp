@@ -808,18 +808,18 @@ TEST_CASE("summary: the score lines of the filter and the CLI", "[api][live]") {
             std::snprintf(line, sizeof line, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n", pre.c_str(),
                           boot, b[0], b[1], b[2], b[3]);
             want += line;
-            const int len = vmaf_cuda_summary(vs, VmafCudaPool(pool), prefix, nullptr, 0);
+            const int len = vmaf_cuda_summary(vs, pool, prefix, nullptr, 0);
             REQUIRE(len == int(want.size()));
             std::vector<char> buf(std::size_t(len) + 1);
-            CHECK(vmaf_cuda_summary(vs, VmafCudaPool(pool), prefix, buf.data(), buf.size()) == len);
+            CHECK(vmaf_cuda_summary(vs, pool, prefix, buf.data(), buf.size()) == len);
             CHECK(std::string(buf.data()) == want);
             // too small: cut, NUL-terminated, the whole length returned
             char small[10];
-            CHECK(vmaf_cuda_summary(vs, VmafCudaPool(pool), prefix, small, sizeof small) == len);
+            CHECK(vmaf_cuda_summary(vs, pool, prefix, small, sizeof small) == len);
             CHECK(std::string(small) == want.substr(0, 9));
         }
     }
-    CHECK(vmaf_cuda_summary(vs, VmafCudaPool(9), nullptr, nullptr, 0) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_summary(vs, 9, nullptr, nullptr, 0) == VMAF_CUDA_EINVAL);
     CHECK(vmaf_cuda_summary(nullptr, VMAF_CUDA_POOL_MEAN, nullptr, nullptr, 0) == VMAF_CUDA_EINVAL);
     vmaf_cuda_close(vs);
 }
