@@ -234,8 +234,8 @@ do_filter() {
   local reports
   reports=$(find "$logs" -name 'report.*' | sort)
   if [ -n "$reports" ]; then
-    echo "  sanitizer reports:"
-    for f in $reports; do echo "== $f"; head -n 60 "$f"; done
+    echo "  $(echo "$reports" | wc -l) sanitizer reports in $logs (report.PID), the first ones:"
+    for f in $(echo "$reports" | head -n 5); do echo "== $f"; head -n 60 "$f"; done
     r=1
   fi
   return $r
