@@ -3,22 +3,29 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzzers, on the CPU backend: a
 # second build directory (clang, -Db_sanitize=address,undefined, -Dcuda=disabled,
 # -Dfuzz=true; UBSan stops at its first report), in which run the api suite, a golden
-# subset, the fuzz suite (seed corpus and regression inputs, each once) and timed libFuzzer
-# runs (tools/fuzz.sh). Any sanitizer report, leak, failure or timeout fails it.
-# tools/test.sh runs it after the main suites (docs/testing.md "Sanitizers and fuzzing":
-# what runs, what it costs).
+# subset, the filter suite's CPU cases (an ffmpeg whose vmaf_cuda objects are
+# instrumented: tools/asan-ffmpeg.sh), the fuzz suite (seed corpus and regression inputs,
+# each once) and timed libFuzzer runs (tools/fuzz.sh). Any sanitizer report, leak,
+# failure or timeout fails it.
+# tools/test.sh runs it after the main suites (docs/testing.md "Sanitizers and fuzzing": what runs,
+# what it costs).
 #
-#   tools/sanitize.sh [STEP...]   steps: build api golden replay fuzz (default: all, in order)
+#   tools/sanitize.sh [STEP...]   steps: build api golden filter replay fuzz (default: all,
+#                                 in order)
 #
 # Environment: ASAN_BUILDDIR (default build-asan); FUZZ_SECONDS (per harness, default 60)
-# and FUZZ_JOBS (harnesses at once, default 2) for the fuzz step.
+# and FUZZ_JOBS (harnesses at once, default 2) for the fuzz step; for the filter step
+# FFMPEG_DIR (the normal FFmpeg build it starts from, default build-ffmpeg/9.0, which
+# `ninja -C ${BUILDDIR:-build} ffmpeg-9.0.bindir` brings up to date when FFMPEG_DIR is
+# not set) and FILTER_CASES=all (every CPU case with the sanitizer build's library too,
+# not only the subset below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir=${ASAN_BUILDDIR:-build-asan}
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build api golden replay fuzz)
+[ ${#steps[@]} -gt 0 ] || steps=(build api golden filter replay fuzz)
 for s in "${steps[@]}"; do
-  case "$s" in build|api|golden|replay|fuzz) ;; *) echo "sanitize: unknown step '$s' (build api golden replay fuzz)" >&2; exit 2 ;; esac
+  case "$s" in build|api|golden|filter|replay|fuzz) ;; *) echo "sanitize: unknown step '$s' (build api golden filter replay fuzz)" >&2; exit 2 ;; esac
 done
 
 # clang with libFuzzer and the sanitizer runtimes; llvm for llvm-symbolizer (stacks with
@@ -144,6 +151,86 @@ do_golden() {
       r=1
     fi
   done
+  return $r
+}
+
+# The filter suite's CPU cases on FFmpeg 9.0 whose vmaf_cuda objects (and the fftools and
+# libavfilter files our patches change) are instrumented, the rest of FFmpeg not
+# (tools/asan-ffmpeg.sh; docs/testing.md "Sanitizers and fuzzing"). Two binaries share those
+# objects: ffmpeg-plainlib (the normal libvmaf_cuda, as fast as the normal ffmpeg) runs
+# every CPU case; ffmpeg (the sanitizer build's libvmaf_cuda, whose CPU backend is about
+# 4x slower) runs the cases below, which hand the library what only the filter makes:
+# picture layouts (P010's interleaved chroma and shift, 4:4:4, 10-bit), n_subsample,
+# -frames:v (truncate), a ladder with an empty rendition and ends at different times, the
+# outputs that fail (full disk, /dev/full), live windows, NDJSON and SEI. FILTER_CASES=all
+# runs every case on it too (about 14 min on 2 busy cores). The liveness harness links
+# the tree's archives (the sanitizer build's library). Left out always: valgrind (not
+# under ASan), flat memory (ASan's quarantine grows the RSS), latency (real time).
+# Every process writes its sanitizer reports into one folder (log_path): tests expect
+# ffmpeg to fail in places, so a report is judged by its file, not by an exit status.
+filter_skip=(valgrind memory_flat latency)
+asan_lib_filter=(t_aligned t_formats t_cpu_hevc10_p010 t_cpu_subsample t_frames_limit
+                 t_ladder_empty t_log_lost t_full_disk)
+asan_lib_ladder=(t_lengths t_subsample_live)
+asan_lib_live=(t_ndjson_stdout t_sei)
+do_filter() {
+  # the normal FFmpeg 9.0 build it starts from: tools/test.sh's (the filter suite's);
+  # up to date, this is a no-op
+  if [ -z "${FFMPEG_DIR:-}" ] && [ -f "${BUILDDIR:-build}/build.ninja" ]; then
+    ninja -C "${BUILDDIR:-build}" ffmpeg-9.0.bindir || return 1
+  fi
+  bash tools/asan-ffmpeg.sh "$builddir" "${FFMPEG_DIR:-build-ffmpeg/9.0}" || return 1
+  local out="$PWD/$builddir/ffmpeg-9.0" logs="$PWD/$builddir/sanitize-logs/filter" r=0 t0
+  local shared golden cli="$PWD/$builddir/tools/vmaf-cuda"
+  golden=$(meson introspect "$builddir" --buildoptions |
+           python3 -c "import json,sys; print([o['value'] for o in json.load(sys.stdin) if o['name']=='golden_dir'][0])")
+  case "$golden" in /*) ;; *) golden="$PWD/$golden" ;; esac
+  shared=$(dirname "$golden")
+  rm -rf "$logs"
+  mkdir -p "$logs"
+  # tests/filter/liveness_test.py compiles its harness with this
+  printf '#!/bin/sh\nexec clang -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-link-c++-runtime "$@"\n' > "$out/cc"
+  chmod +x "$out/cc"
+  # protect_shadow_gap=0: the normal library may bring the CUDA runtime, which maps
+  # memory ASan's shadow gap would refuse (only where a GPU driver is found)
+  local env=(env "ASAN_OPTIONS=$ASAN_OPTIONS:protect_shadow_gap=0:log_path=$logs/report"
+             "UBSAN_OPTIONS=$UBSAN_OPTIONS:log_path=$logs/report")
+  local skip=("${filter_skip[@]/#/--skip=}") all=0
+  [ "${FILTER_CASES:-}" != all ] || all=1
+  local sel_filter=("${asan_lib_filter[@]/#/--only=}") sel_ladder=("${asan_lib_ladder[@]/#/--only=}")
+  local sel_live=("${asan_lib_live[@]/#/--only=}")
+  if [ "$all" = 1 ]; then sel_filter=("${skip[@]}"); sel_ladder=("${skip[@]}"); sel_live=("${skip[@]}"); fi
+  local plain="$out/bin/ffmpeg-plainlib" ff="$out/bin/ffmpeg" live_args="--cli $cli --frames 1000"
+  local runs=(
+    "plainlib|filter_test.py --ffmpeg $plain --shared $shared ${skip[*]}"
+    "plainlib|ladder_test.py --ffmpeg $plain --shared $shared ${skip[*]}"
+    "plainlib|live_test.py --ffmpeg $plain --shared $shared $live_args ${skip[*]}"
+    "asan-lib|filter_test.py --ffmpeg $ff --shared $shared ${sel_filter[*]}"
+    "asan-lib|ladder_test.py --ffmpeg $ff --shared $shared ${sel_ladder[*]}"
+    "asan-lib|live_test.py --ffmpeg $ff --shared $shared $live_args ${sel_live[*]}"
+    "asan-lib|liveness_test.py --ffmpeg $ff --cc $out/cc"
+  )
+  local run tag cmd n=0 log
+  for run in "${runs[@]}"; do
+    tag=${run%%|*}; cmd=${run#*|}
+    log="$logs/$((++n))-$tag-${cmd%%.py*}.log"
+    t0=$(date +%s)
+    # shellcheck disable=SC2086  # the words of the run
+    if "${env[@]}" timeout 1800 python3 tests/filter/$cmd > "$log" 2>&1; then
+      echo "  ok   $(( $(date +%s) - t0 )) s  $tag ${cmd%% *}: $(tail -n 1 "$log")"
+    else
+      echo "  FAIL $(( $(date +%s) - t0 )) s  $tag ${cmd%% *} (log: $log)"
+      grep -E '^(FAIL|  )' "$log" | head -n 60
+      r=1
+    fi
+  done
+  local reports
+  reports=$(find "$logs" -name 'report.*' | sort)
+  if [ -n "$reports" ]; then
+    echo "  $(echo "$reports" | wc -l) sanitizer reports in $logs (report.PID), the first ones:"
+    for f in $(echo "$reports" | head -n 5); do echo "== $f"; head -n 60 "$f"; done
+    r=1
+  fi
   return $r
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """End-to-end tests of the vmaf_cuda FFmpeg filter, through a built ffmpeg binary.
 
-    filter_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR]
-                   [--clip-ffmpeg PATH]
+    filter_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--skip NAME ...]
+                   [--workdir DIR] [--clip-ffmpeg PATH]
 
 DIR is the shared folder (media/ and golden/). Without --gpu: the CPU suite (software
 frames, backend=cpu): the BBB case of golden/ must come out bit-exact in every frame's
@@ -622,6 +622,7 @@ def main():
     ap.add_argument("--shared", required=True, help="folder with media/ and golden/")
     ap.add_argument("--gpu", action="store_true", help="run the GPU suite")
     ap.add_argument("--only", action="append", default=[], help="run tests whose name contains this")
+    ap.add_argument("--skip", action="append", default=[], help="leave out tests whose name contains this")
     ap.add_argument("--workdir", help="keep outputs here (default: a temporary folder)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the ffmpeg commands")
     ap.add_argument("--clip-ffmpeg", default="ffmpeg",
@@ -653,6 +654,7 @@ def main():
     tests = GPU_TESTS if a.gpu else CPU_TESTS
     if a.only:
         tests = [t for t in tests if any(o in t.__name__ for o in a.only)]
+    tests = [t for t in tests if not any(s in t.__name__ for s in a.skip)]
     return run_tests(r, tests, "", workdir, keep=bool(a.workdir))
 
 

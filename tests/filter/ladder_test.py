@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """Encoder ladders in the filter: vmaf_cuda=renditions=N against separate two-input runs.
 
-    ladder_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR]
-                   [--clip-ffmpeg PATH] [--frames N]
+    ladder_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--skip NAME ...]
+                   [--workdir DIR] [--clip-ffmpeg PATH] [--frames N]
 
 Each case runs one ffmpeg with vmaf_cuda=renditions=N (inputs main0..mainN-1 + reference,
 outputs out0..outN-1) and, for every rendition k, a separate two-input vmaf_cuda of that
@@ -521,6 +521,7 @@ def main():
     ap.add_argument("--shared", required=True, help="folder with media/ and golden/")
     ap.add_argument("--gpu", action="store_true", help="NVDEC frames, CUDA backend")
     ap.add_argument("--only", action="append", default=[], help="run tests whose name contains this")
+    ap.add_argument("--skip", action="append", default=[], help="leave out tests whose name contains this")
     ap.add_argument("--workdir", help="keep outputs (and clips) here (default: a temporary folder)")
     ap.add_argument("--frames", type=int, default=20000, help="length of the long run (a multiple of 50)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the ffmpeg commands")
@@ -542,6 +543,7 @@ def main():
     tests = GPU_TESTS if a.gpu else CPU_TESTS
     if a.only:
         tests = [t for t in tests if any(o in t.__name__ for o in a.only)]
+    tests = [t for t in tests if not any(s in t.__name__ for s in a.skip)]
     return ft.run_tests(r, tests, "gpu_" if a.gpu else "", workdir, keep=bool(a.workdir))
 
 

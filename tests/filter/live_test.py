@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause-Patent
 """Live QA through the patched ffmpeg (issue 12), software frames, CPU backend.
 
-    live_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--workdir DIR] [-v]
-                 [--frames N] [--cli PATH]
+    live_test.py --ffmpeg PATH --shared DIR [--gpu] [--only NAME ...] [--skip NAME ...]
+                 [--workdir DIR] [-v] [--frames N] [--cli PATH]
 
 --gpu: the same on the CUDA backend, the BBB cases on NVDEC frames, the raw ones through
 software frames uploaded by the CUDA backend, device memory (nvidia-smi) sampled beside VmRSS; "SKIPPED" and exit 77
@@ -593,6 +593,7 @@ def main():
     ap.add_argument("--ffmpeg", required=True)
     ap.add_argument("--shared", required=True, help="folder with media/ and golden/")
     ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--skip", action="append", default=[], help="leave out tests whose name contains this")
     ap.add_argument("--workdir")
     ap.add_argument("--frames", type=int, default=30000, help="length of the long runs")
     ap.add_argument("--gpu", action="store_true",
@@ -625,6 +626,7 @@ def main():
     r.upload_graph = "[0:v][1:v]"
     r.cli = os.path.abspath(a.cli) if a.cli else None
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
+    tests = [t for t in tests if not any(s in t.__name__ for s in a.skip)]
     return ft.run_tests(r, tests, "", workdir, keep=bool(a.workdir))
 
 
