@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace vmaf_cuda::engine;
@@ -164,7 +165,15 @@ void fuzz_live(Input& in) {
     VmafCudaSession* vs = open_session(nb_models, second);
     if (!vs) return;
 
-    const int fd = ndjson ? memfd_create("fuzz_ndjson", 0) : -1;
+    // the log's descriptor write-only and the only one open on the file (the library
+    // refuses a descriptor of a file the process also reads: O_RDWR, or open elsewhere)
+    int fd = ndjson ? memfd_create("fuzz_ndjson", 0) : -1;
+    if (fd >= 0) {
+        const int wfd = open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_WRONLY);
+        close(fd);
+        if (wfd < 0) broken("cannot reopen the memfd write-only");
+        fd = wfd;
+    }
     const std::string path = "/proc/self/fd/" + std::to_string(fd);
     cfg.ndjson_path = ndjson ? path.c_str() : nullptr;
     VmafCudaLive* l = nullptr;
@@ -207,10 +216,13 @@ void fuzz_live(Input& in) {
     vmaf_cuda_close(vs);
     if (fd < 0) return;
     // Every line of the NDJSON file is one JSON object.
-    const off_t size = lseek(fd, 0, SEEK_END);
-    std::string text(std::size_t(size > 0 ? size : 0), '\0');
-    if (size > 0 && pread(fd, text.data(), text.size(), 0) != size) broken("reading the NDJSON back failed");
+    const int rfd = open(path.c_str(), O_RDONLY);
     close(fd);
+    if (rfd < 0) broken("cannot reopen the memfd to read it");
+    const off_t size = lseek(rfd, 0, SEEK_END);
+    std::string text(std::size_t(size > 0 ? size : 0), '\0');
+    if (size > 0 && pread(rfd, text.data(), text.size(), 0) != size) broken("reading the NDJSON back failed");
+    close(rfd);
     if (text.empty() || text.back() != '\n') broken("the NDJSON output does not end a line");
     if (!names_utf8) return;
     for (std::size_t b = 0; b < text.size();) {
