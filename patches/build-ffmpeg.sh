@@ -109,7 +109,9 @@ system_mirror() {
 }
 
 # ---------------------------------------------------------------- build tools
-need_pkgs=(build-essential nasm pkg-config clang xz-utils patch debian-archive-keyring)
+# libsrt-openssl-dev and libssl-dev: SRT, TLS (https, rtmps), linked statically
+need_pkgs=(build-essential nasm pkg-config clang xz-utils patch debian-archive-keyring
+           libsrt-openssl-dev libssl-dev)
 missing=()
 for p in "${need_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -123,7 +125,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---------------------------------------------------------------- the library
-export PKG_CONFIG_PATH="$pc_path"
+# SRT and OpenSSL from their static archives (Debian's .pc files name the shared ones):
+# the binaries keep depending on glibc only
+static_pc="$build_dir/static-pc"
+mkdir -p "$static_pc"
+ssl_ver=$(PKG_CONFIG_PATH= pkg-config --modversion openssl 2>/dev/null || echo 3.0.0)
+srt_ver=$(PKG_CONFIG_PATH= pkg-config --modversion srt 2>/dev/null || echo 1.5.0)
+for m in openssl libssl libcrypto; do
+    printf 'Name: %s\nDescription: OpenSSL, static\nVersion: %s\nLibs: -l:libssl.a -l:libcrypto.a -ldl -pthread\nCflags:\n' \
+        "$m" "$ssl_ver" > "$static_pc/$m.pc"
+done
+printf 'Name: srt\nDescription: SRT (OpenSSL flavour), static\nVersion: %s\nRequires: openssl\nLibs: -l:libsrt.a -l:libstdc++.a -lm\nCflags: -I/usr/include/srt\n' \
+    "$srt_ver" > "$static_pc/srt.pc"
+export PKG_CONFIG_PATH="$static_pc${pc_path:+:$pc_path}"
 pkg-config --exists vmaf_cuda ||
     die "pkg-config finds no vmaf_cuda.pc (PKG_CONFIG_PATH='$pc_path'); pass --meson-build-dir or --pkg-config-path"
 pc_file=""
@@ -149,14 +163,19 @@ configure_flags=(
     --disable-shared --enable-static --pkg-config-flags=--static
     --extra-ldflags=-static-libgcc
     --disable-ffplay --enable-ffmpeg --enable-ffprobe
-    --disable-avdevice --disable-network
+    --disable-avdevice
     --enable-ffnvcodec --enable-cuda --enable-cuda-llvm --enable-cuvid --enable-nvdec
     --enable-libvmafcuda
     --enable-protocol=file,pipe
+    # network inputs of a live QA probe: UDP/RTP (multicast too), SRT (libsrt), TCP, RTMP,
+    # HTTP(S) and HLS; TLS through OpenSSL (libsrt-openssl's too); both linked statically
+    --enable-network --enable-libsrt --enable-openssl
+    --enable-protocol=udp,rtp,srtp,tcp,libsrt,rtmp,rtmps,tls,http,https,httpproxy,hls,crypto,data
     --enable-demuxer=mov,matroska,yuv4mpegpipe,rawvideo,ivf
     # live QA inputs (MPEG-TS, elementary streams) and mezzanine references (ProRes,
     # MPEG-2 on NVDEC too)
     --enable-demuxer=mpegts,h264,hevc,mpegvideo
+    --enable-demuxer=flv,live_flv,hls,rtp,rtsp,sdp
     --enable-parser=h264,hevc,av1,vp9,mpegvideo
     --enable-decoder=h264,hevc,av1,vp9,h264_cuvid,hevc_cuvid,av1_cuvid,vp9_cuvid,rawvideo
     --enable-decoder=prores,mpeg2video,mpeg2_cuvid
@@ -186,7 +205,7 @@ sched_file="$script_dir/ffmpeg-$patch_version-sched.patch"
 integration_file="$script_dir/ffmpeg-$patch_version-integration.patch"
 tree_hash=$(hash_of "$patch_file" "$integration_file" "$sched_file")
 # configure records the library's flags: a change of them reconfigures
-conf_hash=$( { echo "$tree_hash"; printf '%s\n' "${configure_flags[@]}";
+conf_hash=$( { echo "$tree_hash"; printf '%s\n' "${configure_flags[@]}"; cat "$static_pc"/*.pc;
                pkg-config --static --libs --cflags vmaf_cuda; } | sha256sum | cut -c1-64)
 full_hash=$( { echo "$conf_hash"; echo "$lib_hash"; hash_of "${filter_files[@]}" "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-64)
 
