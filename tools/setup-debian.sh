@@ -7,8 +7,11 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # slurm-wlm and munge: the batch suite starts its own one-node cluster (its own
 # slurm.conf, key and ports in a temporary folder; the system's daemons are not used).
+# ffmpeg (Debian's, with libx264 and libsrt) makes the test clips and streams them in the
+# network test; openssl makes its HTTPS certificate; libsrt-openssl-dev and libssl-dev
+# are linked into the bundled ffmpeg (patches/build-ffmpeg.sh installs them too).
 pkgs=(build-essential pkg-config python3 meson ninja-build catch2 nlohmann-json3-dev
-      libcli11-dev ffmpeg slurm-wlm munge)
+      libcli11-dev ffmpeg openssl libsrt-openssl-dev libssl-dev slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
