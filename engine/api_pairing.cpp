@@ -65,6 +65,22 @@ int vmaf_cuda_pairing_frame(VmafCudaPairing* p, int input, int64_t pts, int64_t 
     }
 }
 
+int vmaf_cuda_pairing_timeline(VmafCudaPairing* p, int input, int64_t pts, int64_t duration,
+                               int64_t* offset, char* line, size_t size) {
+    if (line && size) line[0] = '\0';
+    if (!p || !offset || (input != 0 && input != 1)) return VMAF_CUDA_EINVAL;
+    try {
+        std::string warning;
+        *offset = p->watch.timeline(input, pts, duration > 0 ? duration : 0, &warning);
+        if (line && size) copy_out(warning, line, size);
+        return warning.empty() ? 0 : 1;
+    } catch (const std::bad_alloc&) {
+        return VMAF_CUDA_ENOMEM;
+    } catch (...) {
+        return VMAF_CUDA_EINTERNAL;
+    }
+}
+
 int vmaf_cuda_pairing_event(VmafCudaPairing* p, const VmafCudaPairingEvent* e, char* line,
                             size_t size) {
     if (line && size) line[0] = '\0';

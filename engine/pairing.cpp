@@ -61,6 +61,53 @@ void PairingWatch::frame(int input, std::int64_t pts, std::int64_t dur) {
     queue_[i].push_back({pts, dur});
 }
 
+std::int64_t PairingWatch::timeline(int input, std::int64_t pts, std::int64_t dur,
+                                    std::string* warning) {
+    const int i = input ? 1 : 0;
+    if (pts == kNoPts) return tl_offset_[i];
+    const std::int64_t n = tl_frames_[i]++;
+    const char* name = i ? "reference" : "main";
+    // saturating: a hostile timestamp near INT64_MIN/MAX must not overflow
+    auto add = [](std::int64_t a, std::int64_t b) {
+        if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+        if (b < 0 && a < INT64_MIN + 1 - b) return INT64_MIN + 1;
+        return a + b;
+    };
+    std::int64_t placed = add(pts, tl_offset_[i]);
+    const std::int64_t last = tl_last_[i];
+    if (last != kNoPts) {
+        // a frame: the previous frame's duration, else this one's, else the last step
+        // between two frames (filters such as setpts may leave durations unknown)
+        const std::int64_t step = tl_dur_[i] > 0 ? tl_dur_[i]
+                                  : dur > 0      ? dur
+                                  : tl_step_[i] > 0 ? tl_step_[i] : 1;
+        const double tick = double(cfg_.tb_num) / double(cfg_.tb_den);
+        if (placed < last) {
+            const std::int64_t want = add(last, step);
+            tl_offset_[i] = add(want, -pts);
+            if (warning)
+                *warning = format("%sthe %s input's timestamps go back from %s s to %s s at its "
+                                  "frame %" PRId64 " (a reset or a wrap): its frames from there "
+                                  "are paired as if they followed on at %s s\n",
+                                  cfg_.prefix.c_str(), name, ts(last).c_str(), ts(placed).c_str(),
+                                  n, ts(want).c_str());
+            placed = want;
+        } else {
+            const std::int64_t gap = placed - add(last, step); // past the previous frame's end
+            const bool jump = double(gap) * tick > 1.0 && gap / 10 > step;
+            if (!jump && placed > last) tl_step_[i] = placed - last;
+            if (jump && warning)
+                *warning = format("%sthe %s input's timestamps jump ahead by %s s at its frame "
+                                  "%" PRId64 " (from %s s to %s s): frames lost or a stall; "
+                                  "paired by its timestamps\n", cfg_.prefix.c_str(), name,
+                                  ts(gap).c_str(), n, ts(last).c_str(), ts(placed).c_str());
+        }
+    }
+    tl_last_[i] = placed;
+    if (dur > 0) tl_dur_[i] = dur;
+    return tl_offset_[i];
+}
+
 std::string PairingWatch::event(const PairingEvent& e) {
     const std::string& pre = cfg_.prefix;
     first_pair_ = false;

@@ -48,6 +48,13 @@ public:
     /// A frame queued on input 0 (main) or 1 (reference), in input order, before the
     /// events that use or pass over it; dur 0: unknown.
     void frame(int input, std::int64_t pts, std::int64_t dur);
+    /// Places a frame of `input` (in input order, before frame() records it) on the
+    /// input's continuous timeline and returns the offset to add to its pts. Its
+    /// timestamp going back (a reset, a wrap) starts a new stretch one frame after the
+    /// previous frame, and `warning` (when given) gets the message; a jump ahead by more
+    /// than 1 s and 10 frames (a stall, lost frames) is only reported, the timestamps
+    /// kept (pairing by them stays right when the gap is real). kNoPts: offset only.
+    std::int64_t timeline(int input, std::int64_t pts, std::int64_t dur, std::string* warning);
     /// Records an event; returns its debug line ("pair N: main T s, reference T s" or
     /// "unscored: main T s (no reference frame)", with the prefix, no newline).
     std::string event(const PairingEvent& e);
@@ -79,8 +86,15 @@ private:
     std::int64_t ref_gaps_ = 0;      ///< reference frames between pairs, never paired
     std::int64_t nearer_ = 0;        ///< pairs where the next reference frame was nearer
     std::int64_t ref_reused_ = 0;    ///< pairs reusing a reference frame past its duration
-    std::int64_t rounded_next_ = kNoPts; ///< next reference frame a main frame met but for rounding
                                      ///< while the reference goes on (gaps in it)
+    std::int64_t rounded_next_ = kNoPts; ///< next reference frame a main frame met but for rounding
+    // timeline(): per input, the last frame's place on its timeline, its duration, the
+    // last step between two frames, the offset of the current stretch, the frames seen
+    std::int64_t tl_last_[2] = {kNoPts, kNoPts};
+    std::int64_t tl_dur_[2] = {0, 0};
+    std::int64_t tl_step_[2] = {0, 0};
+    std::int64_t tl_offset_[2] = {0, 0};
+    std::int64_t tl_frames_[2] = {0, 0};
 };
 
 } // namespace vmaf_cuda::engine

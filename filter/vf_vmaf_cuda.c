@@ -7,27 +7,16 @@
  * ladder: inputs main0..mainN-1 and reference, outputs out0..outN-1).
  *
  * Inputs are CUDA frames (e.g. NVDEC output, read in place on the GPU) or software
- * frames (uploaded by the library on its CUDA backend, or read by its CPU backend);
- * each frame's luma and chroma planes are passed as they lie (vmaf_cuda_picture.c).
- * Each output is its main stream, unchanged, with per-frame metadata:
- *   lavfi.vmaf.score                 score of the first model
- *   lavfi.vmaf.score.<model>         score of every model, when there are several
- *   lavfi.vmaf.<feature>             every feature the library returns
- *   lavfi.vmaf.frame                 the frame's number in the log
- *   lavfi.vmaf.window.*              with window=: the trailing window's pooled values
- * each printed with "%.17g", so parsing it gives the exact double.
- *
- * The options keep the names of FFmpeg's libvmaf filter (model, feature, log_path,
- * log_fmt, pool, n_threads, n_subsample, and framesync's shortest, repeatlast,
- * eof_action, ts_sync_mode), and so does the behaviour: one pixel format negotiated
- * for both inputs, framesync's pairing, the log and one "VMAF score: %f" line per model
- * at the end, covering exactly the frames that were output (-frames:v N).
- *
+ * frames (uploaded by the library on its CUDA backend, or read by its CPU backend) with
+ * their planes as they lie (vmaf_cuda_picture.c). Each output is its main stream,
+ * unchanged, with per-frame metadata (lavfi.vmaf.*: docs/filter.md) printed with "%.17g".
+ * The options keep the names and behaviour of FFmpeg's libvmaf filter (and framesync's
+ * options): one pixel format for both inputs, framesync's pairing, the log and one
+ * "VMAF score: %f" line per model covering exactly the frames output (-frames:v N).
  * This file is the entry: options, pads, formats, and which pairing feeds the one
- * pipeline (vmaf_cuda_pipeline.h): FFmpeg's framesync for two inputs, the ladder's copy
- * of its rules for renditions=N. It lives in the vmaf_cuda repository (filter/) and is
- * copied into FFmpeg's libavfilter/ by patches/build-ffmpeg.sh; compat.h absorbs version
- * differences.
+ * pipeline (vmaf_cuda_pipeline.h): framesync for two inputs, the ladder's copy of its
+ * rules for renditions=N. patches/build-ffmpeg.sh copies filter/ into libavfilter/;
+ * compat.h absorbs version differences.
  */
 
 #include "config.h"
@@ -324,7 +313,7 @@ static int activate(AVFilterContext *ctx)
 
     if (s->renditions > 1)
         return ff_vmaf_cuda_pipeline_activate_ladder(ctx, &s->p);
-    if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx->inputs[0], ctx->inputs[1])) < 0)
+    if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx, ctx->inputs[0], ctx->inputs[1])) < 0)
         return ret;
     ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);
     if ((ret = ff_framesync_activate(&s->fs)) < 0)

@@ -49,8 +49,10 @@ static int64_t frame_duration(const VmafCudaPairWatch *p, AVFilterLink *link, co
     return 0;
 }
 
-int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterLink *mainlink,
-                                       AVFilterLink *reflink)
+#define FS_ROUND (AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX)
+
+int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ctx,
+                                       AVFilterLink *mainlink, AVFilterLink *reflink)
 {
     AVFilterLink *links[2] = { mainlink, reflink };
 
@@ -62,16 +64,26 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterLink *mainl
         size_t queued = ff_inlink_queued_frames(link);
 
         for (size_t k = 0; k < queued; k++) {
-            const AVFrame *f;
-            int64_t pts;
+            AVFrame *f = ff_inlink_peek_frame(link, k);
+            /* the rounding framesync applies (framesync_inject_frame) */
+            int64_t pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb, FS_ROUND);
+            int64_t dur = frame_duration(p, link, f), offset = 0;
+            char line[512];
+            int ret;
 
             if (consumed + (int64_t)k < p->observed[i])
                 continue;
-            f = ff_inlink_peek_frame(link, k);
-            /* the rounding framesync applies (framesync_inject_frame) */
-            pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb,
-                                   AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
-            if (vmaf_cuda_pairing_frame(p->watch, i, pts, frame_duration(p, link, f)) < 0)
+            /* its input's continuous timeline: after a reset, moved on before framesync */
+            if ((ret = vmaf_cuda_pairing_timeline(p->watch, i, pts, dur, &offset, line,
+                                                  sizeof(line))) < 0)
+                return AVERROR(ENOMEM);
+            if (ret)
+                av_log(ctx, AV_LOG_WARNING, "%s", line);
+            if (offset && f->pts != AV_NOPTS_VALUE) {
+                f->pts += av_rescale_q(offset, p->tb, link->time_base);
+                pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb, FS_ROUND);
+            }
+            if (vmaf_cuda_pairing_frame(p->watch, i, pts, dur) < 0)
                 return AVERROR(ENOMEM);
             p->observed[i] = consumed + (int64_t)k + 1;
         }
@@ -130,8 +142,7 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
 
     if (!p->watch)
         return 0;
-    ret = vmaf_cuda_pairing_event(p->watch, &e, debug ? line : NULL, sizeof(line));
-    if (ret < 0)
+    if ((ret = vmaf_cuda_pairing_event(p->watch, &e, debug ? line : NULL, sizeof(line))) < 0)
         return AVERROR(ENOMEM);
     if (debug)
         av_log(ctx, AV_LOG_DEBUG, "%s\n", line);
@@ -148,8 +159,7 @@ void ff_vmaf_cuda_pairing_report(VmafCudaPairWatch *p, AVFilterContext *ctx)
     if (p->reported || !p->watch)
         return;
     p->reported = 1;
-    if ((len = vmaf_cuda_pairing_report(p->watch, NULL, 0)) <= 0 ||
-        !(text = av_malloc(len + 1)))
+    if ((len = vmaf_cuda_pairing_report(p->watch, NULL, 0)) <= 0 || !(text = av_malloc(len + 1)))
         return;
     vmaf_cuda_pairing_report(p->watch, text, len + 1);
     /* one av_log per warning, so that each carries the filter's name */

@@ -39,10 +39,11 @@ int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRat
 
 void ff_vmaf_cuda_pairing_uninit(VmafCudaPairWatch *p);
 
-/** Hands over the frames queued on the main and the reference link that were not seen
- *  yet (call at the start of activate, before framesync consumes any). */
-int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterLink *mainlink,
-                                       AVFilterLink *reflink);
+/** Hands over the frames queued on the main and the reference link not seen yet (at the
+ *  start of activate, before framesync consumes any), on their inputs' continuous
+ *  timelines (vmaf_cuda_pairing_timeline(): a reset moves pts on, warned on ctx). */
+int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ctx,
+                                       AVFilterLink *mainlink, AVFilterLink *reflink);
 
 /**
  * Records one framesync event. `ref` is NULL when the main frame goes out unscored;

@@ -270,7 +270,7 @@ int ff_vmaf_cuda_pipeline_activate_ladder(AVFilterContext *ctx, VmafCudaPipeline
                 return ret;
             continue;
         }
-        if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx->inputs[k], reflink)) < 0)
+        if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx, ctx->inputs[k], reflink)) < 0)
             return ret;
         ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);
     }

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 6
+#define VMAF_CUDA_API_VERSION 7
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -692,6 +692,22 @@ int vmaf_cuda_pairing_open(VmafCudaPairing **out, const VmafCudaPairingSettings 
 /** A frame queued on input 0 (main) or 1 (reference): each frame once, in input order,
  *  before the events that use or pass over it. `duration` in ticks, 0 when unknown. */
 int vmaf_cuda_pairing_frame(VmafCudaPairing *p, int input, int64_t pts, int64_t duration);
+
+/**
+ * Places a frame queued on input 0 (main) or 1 (reference) on the input's continuous
+ * timeline (API 7): each frame once, in input order, before vmaf_cuda_pairing_frame()
+ * records it (with its pts plus *offset). Writes into *offset the ticks to add to `pts`
+ * and to every later frame's of the input (0 until a discontinuity). A timestamp going
+ * back (a reset, a wrap the demuxer did not undo) starts a new stretch one frame after
+ * the input's previous frame; a jump ahead by more than 1 s and 10 frame durations (a
+ * stall, lost frames) is reported and kept (pairing by the timestamps stays right when
+ * the gap is real). Returns 1 when this frame is such a discontinuity, with the warning
+ * in `line` (with the prefix, ending in '\n'; NULL: none; at most `size` bytes,
+ * NUL-terminated), 0 otherwise; EINVAL (NULL p or offset, input not 0 or 1), ENOMEM.
+ * `pts` VMAF_CUDA_NOPTS: only *offset. `duration` in ticks, 0 when unknown.
+ */
+int vmaf_cuda_pairing_timeline(VmafCudaPairing *p, int input, int64_t pts, int64_t duration,
+                               int64_t *offset, char *line, size_t size);
 
 /** One event of the synchroniser (FFmpeg: a framesync event). */
 typedef struct VmafCudaPairingEvent {

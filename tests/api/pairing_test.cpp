@@ -264,3 +264,58 @@ TEST_CASE("pairing: errors", "[api][pairing]") {
     vmaf_cuda_pairing_close(p);
     vmaf_cuda_pairing_close(nullptr);
 }
+
+TEST_CASE("pairing: timestamp discontinuities on the continuous timeline (API 7)", "[api][pairing]") {
+    // 25 fps in ticks of 1/25 s: main resets to 0 at its frame 5, then jumps ahead 100 s
+    Watch w(1, 25, 25, 25);
+    auto place = [&](int input, long pts, std::string* line) {
+        int64_t off = -1;
+        char buf[512];
+        const int r = vmaf_cuda_pairing_timeline(w.p, input, pts, 1, &off, buf, sizeof buf);
+        REQUIRE(r >= 0);
+        *line = r ? buf : "";
+        return off;
+    };
+    std::string line;
+    for (long t = 0; t < 5; t++) {
+        CHECK(place(0, t, &line) == 0);
+        CHECK(line.empty());
+    }
+    CHECK(place(0, 0, &line) == 5); // frame 5 at 0: follows on at 5
+    CHECK(line == "the main input's timestamps go back from 0.16 s to 0 s at its frame 5 (a "
+                  "reset or a wrap): its frames from there are paired as if they followed on "
+                  "at 0.2 s\n");
+    CHECK(place(0, 1, &line) == 5);
+    CHECK(line.empty());
+    // 100 s ahead (2500 ticks past the previous frame's end): warned, kept
+    CHECK(place(0, 2502, &line) == 5);
+    CHECK(line == "the main input's timestamps jump ahead by 100 s at its frame 7 (from 0.24 s "
+                  "to 100.28 s): frames lost or a stall; paired by its timestamps\n");
+    // a gap of 9 frames (0.36 s) is not a discontinuity; the reference has its own timeline
+    CHECK(place(0, 2512, &line) == 5);
+    CHECK(line.empty());
+    CHECK(place(1, 7, &line) == 0);
+    CHECK(place(1, 3, &line) == 5);
+    CHECK(line.find("the reference input's timestamps go back from 0.28 s to 0.12 s at its frame 1") == 0);
+    // no timestamp: the offset only; extremes saturate instead of overflowing
+    CHECK(place(1, VMAF_CUDA_NOPTS, &line) == 5);
+    CHECK(place(1, INT64_MIN + 1, &line) >= 0);
+    CHECK(place(1, INT64_MAX, &line) >= 0);
+    int64_t off;
+    CHECK(vmaf_cuda_pairing_timeline(nullptr, 0, 0, 1, &off, nullptr, 0) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_pairing_timeline(w.p, 2, 0, 1, &off, nullptr, 0) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_pairing_timeline(w.p, 0, 0, 1, nullptr, nullptr, 0) == VMAF_CUDA_EINVAL);
+}
+
+TEST_CASE("pairing: a reset where frame durations are unknown", "[api][pairing]") {
+    // durations 0 (unknown, as after setpts in FFmpeg 7.1): the step between the last
+    // two frames places the frame after the reset
+    Watch w(1, 12288, 24, 24);
+    int64_t off = 0;
+    char buf[512];
+    for (long k = 0; k < 60; k++)
+        REQUIRE(vmaf_cuda_pairing_timeline(w.p, 0, k * 512, 0, &off, buf, sizeof buf) == 0);
+    REQUIRE(vmaf_cuda_pairing_timeline(w.p, 0, 0, 0, &off, buf, sizeof buf) == 1);
+    CHECK(off == 60 * 512);
+    CHECK(std::string(buf).find("followed on at 2.5 s\n") != std::string::npos);
+}

@@ -583,10 +583,11 @@ PARITY_CPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_no_frames, parity_cases.case_log_file, parity_cases.case_vflip,
               parity_cases.case_model_default_opts, parity_cases.case_log_key_order,
               parity_cases.case_start_warnings, parity_cases.case_threads,
-              parity_cases.case_ref_no_frames, parity_cases.case_subframe_offset] + outputs_cases.CPU_CASES
+              parity_cases.case_ref_no_frames, parity_cases.case_subframe_offset,
+              parity_cases.case_ts_reset] + outputs_cases.CPU_CASES
 # NVDEC frames: the pairing does not depend on the frames' memory, the limits do
 PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
-              parity_cases.case_rates, parity_cases.case_timebases,
+              parity_cases.case_rates, parity_cases.case_timebases, parity_cases.case_ts_reset,
               parity_cases.case_frames_limit, parity_cases.case_no_frames,
               parity_cases.case_log_key_order, parity_cases.case_start_warnings] + outputs_cases.GPU_CASES
 

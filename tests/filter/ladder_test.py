@@ -329,6 +329,22 @@ def t_timebases(r):
     return "; ".join(done)
 
 
+def t_ts_reset(r):
+    """Rendition 1's timestamps reset to 0 at its frame 12 (setpts): warned for it alone,
+    paired on its continuous timeline, equal to its separate run; the reference and the
+    other rendition untouched."""
+    c = r.clips
+    dists = [c.get("dist.mp4"), c.get("dist.mp4")]
+    reset = "setpts=if(gte(N\\,12)\\,PTS-12/(30*TB)\\,PTS)"
+    lad, _ = ladder_vs_separate(r, "ts_reset", dists, c.get("ref.mp4"), pre=[None, reset])
+    want = ["the main input's timestamps go back from 0.366667 s to 0 s at its frame 12 (a "
+            "reset or a wrap): its frames from there are paired as if they followed on at 0.4 s"]
+    expect(lad.warnings == [[], want], "ts_reset: warnings %s" % lad.warnings)
+    expect(lad.log[0]["frames"] == lad.log[1]["frames"] and len(lad.log[1]["frames"]) == 30,
+           "ts_reset: rendition 1's log differs from rendition 0's (the same clip)")
+    return "rendition 1 warned, its 30 frames scored as rendition 0's, equal to its separate run"
+
+
 def t_frames_limit(r):
     """-frames:v N on every output (mapped straight from the filter): each rendition's log
     and score equal those of a separate two-input run with -frames:v N, exactly (fftools
@@ -507,7 +523,7 @@ def t_valgrind(r):
     return "no error, no leak (3 renditions, ends at 20/30/45 frames, -frames:v 12 on one)"
 
 
-CPU_TESTS = [t_aligned, t_lengths, t_rates_offsets, t_timebases, t_frames_limit,
+CPU_TESTS = [t_aligned, t_lengths, t_rates_offsets, t_timebases, t_ts_reset, t_frames_limit,
              t_subsample_live, t_upscaled, t_psnr_v1016, t_no_pair, t_err_size, t_err_format,
              t_err_log_path, t_memory_flat, t_valgrind]
 # NVDEC frames: the same cases on the CUDA backend (scale_cuda for the upscaled ones)

@@ -526,3 +526,46 @@ def case_threads(r, c, hw=False):
     if a != b:
         _fail("n_threads=8: the log differs from one thread's")
     return "n_threads=8: 30 frames, log identical"
+
+
+# ------------------------------------------------------------------ timestamp discontinuities
+
+def case_ts_reset(r, c, hw=False):
+    """A timestamp reset on one input or both (setpts before the filter, as a feed whose
+    encoder restarts): warned at the frame, and paired on the continuous timeline, so
+    every frame's VMAF equals libvmaf's of the clips without the reset; a jump ahead is
+    warned and kept."""
+    dis, ref = r.path(BBB[0]), r.path(BBB[1])
+    with open(r.path("golden/bbb_854x480_120f_8bit.csv")) as f:
+        golden = [float(l.rsplit(",", 1)[1]) for l in f if l[:1].isdigit()]
+    reset = "setpts=if(gte(N\\,{n})\\,PTS-{n}/(24*TB)\\,PTS)"
+    done = []
+    for label, m, f, warned in (("main", 60, None, ["main"]), ("reference", None, 40, ["reference"]),
+                                ("both", 60, 60, ["main", "reference"])):
+        pre = "[0:v]%s[m];[1:v]%s[f];[m][f]" % (reset.format(n=m) if m else "null",
+                                                 reset.format(n=f) if f else "null")
+        pairs, warns, frames, _, _ = run_pairing(r, dis, ref, pre=pre, hw=hw, name="ts_reset")
+        expected = ["the %s input's timestamps go back from %s s to 0 s at its frame %d (a reset "
+                    "or a wrap): its frames from there are paired as if they followed on at %s s"
+                    % (w, fmt_s((n - 1) / 24), n, fmt_s(n / 24))
+                    for w, n in zip(warned, [x for x in (m, f) if x])]
+        expect_warnings("reset of " + label, warns, expected)
+        scores = [float(fr["metrics"]["vmaf"]) for fr in frames]
+        if scores != golden:
+            bad = [i for i, (a, b) in enumerate(zip(scores, golden)) if a != b][:5]
+            _fail("reset of %s: %d frames; VMAF differs from libvmaf's at frames %s"
+                  % (label, len(scores), bad))
+        done.append(label)
+    pre = "[0:v]setpts=if(gte(N\\,60)\\,PTS+20/TB\\,PTS)[m];[m][1:v]"
+    _, warns, _, _, _ = run_pairing(r, dis, ref, pre=pre, hw=hw, name="ts_reset")
+    jump = [w for w in warns if "the main input's timestamps jump ahead by 20 s at its "
+            "frame 60 (from 2.458333 s to 22.5 s): frames lost or a stall; paired by its "
+            "timestamps" in w]
+    if len(jump) != 1:
+        _fail("jump ahead: warnings %s" % warns)
+    return "reset of %s: warned at the frame, 120 frames = libvmaf's; a jump ahead warned" % ", ".join(done)
+
+
+def fmt_s(sec):
+    """Seconds as FFmpeg's av_ts_make_time_string2() prints them (6 decimals, zeros cut)."""
+    return ("%.6f" % sec).rstrip("0").rstrip(".")
