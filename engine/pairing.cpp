@@ -93,9 +93,10 @@ std::int64_t PairingWatch::timeline(int input, std::int64_t pts, std::int64_t du
                                   n, ts(want).c_str());
             placed = want;
         } else {
-            const std::int64_t gap = placed - add(last, step); // past the previous frame's end
+            // past the previous frame's end (saturating, as the steps below)
+            const std::int64_t gap = add(placed, -add(last, step));
             const bool jump = double(gap) * tick > 1.0 && gap / 10 > step;
-            if (!jump && placed > last) tl_step_[i] = placed - last;
+            if (!jump && placed > last) tl_step_[i] = add(placed, -last);
             if (jump && warning)
                 *warning = format("%sthe %s input's timestamps jump ahead by %s s at its frame "
                                   "%" PRId64 " (from %s s to %s s): frames lost or a stall; "

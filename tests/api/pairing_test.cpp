@@ -301,6 +301,12 @@ TEST_CASE("pairing: timestamp discontinuities on the continuous timeline (API 7)
     CHECK(place(1, VMAF_CUDA_NOPTS, &line) == 5);
     CHECK(place(1, INT64_MIN + 1, &line) >= 0);
     CHECK(place(1, INT64_MAX, &line) >= 0);
+    // the widest jump ahead: from the lowest timestamp to the highest, no overflow
+    Watch wide(1, 25, 25, 25);
+    int64_t o = -1;
+    REQUIRE(vmaf_cuda_pairing_timeline(wide.p, 0, INT64_MIN + 1, 1, &o, nullptr, 0) == 0);
+    CHECK(vmaf_cuda_pairing_timeline(wide.p, 0, INT64_MAX, 1, &o, nullptr, 0) == 1);
+    CHECK(o == 0);
     int64_t off;
     CHECK(vmaf_cuda_pairing_timeline(nullptr, 0, 0, 1, &off, nullptr, 0) == VMAF_CUDA_EINVAL);
     CHECK(vmaf_cuda_pairing_timeline(w.p, 2, 0, 1, &off, nullptr, 0) == VMAF_CUDA_EINVAL);
