@@ -76,13 +76,17 @@ std::int64_t PairingWatch::timeline(int input, std::int64_t pts, std::int64_t du
     std::int64_t placed = add(pts, tl_offset_[i]);
     const std::int64_t last = tl_last_[i];
     if (last != kNoPts) {
-        // a frame: the previous frame's duration, else this one's, else the last step
-        // between two frames (filters such as setpts may leave durations unknown)
-        const std::int64_t step = tl_dur_[i] > 0 ? tl_dur_[i]
-                                  : dur > 0      ? dur
-                                  : tl_step_[i] > 0 ? tl_step_[i] : 1;
+        // a frame: the last step between two frames (a variable frame rate's current one;
+        // durations may be stale or unknown, e.g. after setpts), else the previous
+        // frame's duration, else this one's
+        const std::int64_t step = tl_step_[i] > 0 ? tl_step_[i]
+                                  : tl_dur_[i] > 0 ? tl_dur_[i]
+                                  : dur > 0        ? dur : 1;
         const double tick = double(cfg_.tb_num) / double(cfg_.tb_den);
-        if (placed < last) {
+        // back by more than 1 s or 10 frames behind the next frame's place: a reset; less
+        // (two frames out of order, a repeated timestamp) is left as it is
+        const std::int64_t behind = add(add(last, step), -placed);
+        if (placed < last && (double(behind) * tick > 1.0 || behind / 10 > step)) {
             const std::int64_t want = add(last, step);
             tl_offset_[i] = add(want, -pts);
             if (warning)
@@ -97,6 +101,7 @@ std::int64_t PairingWatch::timeline(int input, std::int64_t pts, std::int64_t du
             const std::int64_t gap = add(placed, -add(last, step));
             const bool jump = double(gap) * tick > 1.0 && gap / 10 > step;
             if (!jump && placed > last) tl_step_[i] = add(placed, -last);
+            if (placed < last) placed = last; // out of order: the timeline stays where it was
             if (jump && warning)
                 *warning = format("%sthe %s input's timestamps jump ahead by %s s at its frame "
                                   "%" PRId64 " (from %s s to %s s): frames lost or a stall; "

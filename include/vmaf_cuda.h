@@ -698,8 +698,10 @@ int vmaf_cuda_pairing_frame(VmafCudaPairing *p, int input, int64_t pts, int64_t 
  * timeline (API 7): each frame once, in input order, before vmaf_cuda_pairing_frame()
  * records it (with its pts plus *offset). Writes into *offset the ticks to add to `pts`
  * and to every later frame's of the input (0 until a discontinuity). A timestamp going
- * back (a reset, a wrap the demuxer did not undo) starts a new stretch one frame after
- * the input's previous frame; a jump ahead by more than 1 s and 10 frame durations (a
+ * back by more than 1 s or 10 frames (a reset, a wrap the demuxer did not undo) starts a
+ * new stretch one frame (the input's last step between two frames, else a frame
+ * duration) after the input's previous frame; less (frames out of order, a repeated
+ * timestamp) is left as it is; a jump ahead by more than 1 s and 10 frame durations (a
  * stall, lost frames) is reported and kept (pairing by the timestamps stays right when
  * the gap is real). Returns 1 when this frame is such a discontinuity, with the warning
  * in `line` (with the prefix, ending in '\n'; NULL: none; at most `size` bytes,

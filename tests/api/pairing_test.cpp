@@ -266,7 +266,7 @@ TEST_CASE("pairing: errors", "[api][pairing]") {
 }
 
 TEST_CASE("pairing: timestamp discontinuities on the continuous timeline (API 7)", "[api][pairing]") {
-    // 25 fps in ticks of 1/25 s: main resets to 0 at its frame 5, then jumps ahead 100 s
+    // 25 fps in ticks of 1/25 s: main resets to 0 at its frame 20, then jumps ahead 100 s
     Watch w(1, 25, 25, 25);
     auto place = [&](int input, long pts, std::string* line) {
         int64_t off = -1;
@@ -277,28 +277,34 @@ TEST_CASE("pairing: timestamp discontinuities on the continuous timeline (API 7)
         return off;
     };
     std::string line;
-    for (long t = 0; t < 5; t++) {
+    for (long t = 0; t < 20; t++) {
         CHECK(place(0, t, &line) == 0);
         CHECK(line.empty());
     }
-    CHECK(place(0, 0, &line) == 5); // frame 5 at 0: follows on at 5
-    CHECK(line == "the main input's timestamps go back from 0.16 s to 0 s at its frame 5 (a "
+    CHECK(place(0, 0, &line) == 20); // frame 20 at 0: follows on at 20
+    CHECK(line == "the main input's timestamps go back from 0.76 s to 0 s at its frame 20 (a "
                   "reset or a wrap): its frames from there are paired as if they followed on "
-                  "at 0.2 s\n");
-    CHECK(place(0, 1, &line) == 5);
+                  "at 0.8 s\n");
+    CHECK(place(0, 1, &line) == 20);
+    CHECK(line.empty());
+    // two frames out of order (22 before 21), a repeated timestamp: no reset, kept
+    CHECK(place(0, 3, &line) == 20);
+    CHECK(place(0, 2, &line) == 20);
+    CHECK(place(0, 2, &line) == 20);
+    CHECK(place(0, 4, &line) == 20);
     CHECK(line.empty());
     // 100 s ahead (2500 ticks past the previous frame's end): warned, kept
-    CHECK(place(0, 2502, &line) == 5);
-    CHECK(line == "the main input's timestamps jump ahead by 100 s at its frame 7 (from 0.24 s "
-                  "to 100.28 s): frames lost or a stall; paired by its timestamps\n");
+    CHECK(place(0, 2505, &line) == 20);
+    CHECK(line == "the main input's timestamps jump ahead by 100 s at its frame 26 (from 0.96 s "
+                  "to 101 s): frames lost or a stall; paired by its timestamps\n");
     // a gap of 9 frames (0.36 s) is not a discontinuity; the reference has its own timeline
-    CHECK(place(0, 2512, &line) == 5);
+    CHECK(place(0, 2515, &line) == 20);
     CHECK(line.empty());
-    CHECK(place(1, 7, &line) == 0);
-    CHECK(place(1, 3, &line) == 5);
-    CHECK(line.find("the reference input's timestamps go back from 0.28 s to 0.12 s at its frame 1") == 0);
+    CHECK(place(1, 30, &line) == 0);
+    CHECK(place(1, 3, &line) == 28);
+    CHECK(line.find("the reference input's timestamps go back from 1.2 s to 0.12 s at its frame 1") == 0);
     // no timestamp: the offset only; extremes saturate instead of overflowing
-    CHECK(place(1, VMAF_CUDA_NOPTS, &line) == 5);
+    CHECK(place(1, VMAF_CUDA_NOPTS, &line) == 28);
     CHECK(place(1, INT64_MIN + 1, &line) >= 0);
     CHECK(place(1, INT64_MAX, &line) >= 0);
     // the widest jump ahead: from the lowest timestamp to the highest, no overflow
@@ -324,4 +330,17 @@ TEST_CASE("pairing: a reset where frame durations are unknown", "[api][pairing]"
     REQUIRE(vmaf_cuda_pairing_timeline(w.p, 0, 0, 0, &off, buf, sizeof buf) == 1);
     CHECK(off == 60 * 512);
     CHECK(std::string(buf).find("followed on at 2.5 s\n") != std::string::npos);
+}
+
+TEST_CASE("pairing: a reset in a variable frame rate takes the current step", "[api][pairing]") {
+    // 24 fps to frame 50, then 12 fps (durations left at 1/24 s, as setpts leaves them);
+    // a reset to 0 at frame 60: placed one current step (2/24 s) after frame 59
+    Watch w(1, 24, 0, 0);
+    int64_t off = 0, pts = 0;
+    for (long k = 0; k < 60; k++) {
+        pts = k < 50 ? k : 50 + (k - 50) * 2;
+        REQUIRE(vmaf_cuda_pairing_timeline(w.p, 0, pts, 1, &off, nullptr, 0) == 0);
+    }
+    REQUIRE(vmaf_cuda_pairing_timeline(w.p, 0, 0, 1, &off, nullptr, 0) == 1);
+    CHECK(off == pts + 2);
 }

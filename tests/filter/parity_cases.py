@@ -556,6 +556,20 @@ def case_ts_reset(r, c, hw=False):
             _fail("reset of %s: %d frames; VMAF differs from libvmaf's at frames %s"
                   % (label, len(scores), bad))
         done.append(label)
+    # a reset in a variable frame rate (12 fps from frame 50, durations left at 1/24 s):
+    # placed one current step after the previous frame
+    vfr = "if(lt(N\\,50)\\,N\\,50+(N-50)*2)/(24*TB)"
+    pre = "[0:v]setpts=if(gte(N\\,60)\\,%s-70/(24*TB)\\,%s)[m];[1:v]setpts=%s[f];[m][f]" % (vfr, vfr, vfr)
+    _, warns, frames, _, _ = run_pairing(r, dis, ref, pre=pre, hw=hw, name="ts_reset")
+    if [float(fr["metrics"]["vmaf"]) for fr in frames] != golden or len(warns) != 1:
+        _fail("reset at a variable frame rate: VMAF differs from libvmaf's, or warnings %s" % warns)
+    # two frames out of order (main 50 and 51 swapped) are no reset: only those two differ
+    pre = ("[0:v]setpts=if(eq(N\\,50)\\,PTS+1/(24*TB)\\,if(eq(N\\,51)\\,PTS-1/(24*TB)\\,PTS))"
+           "[m];[m][1:v]")
+    _, warns, frames, _, _ = run_pairing(r, dis, ref, pre=pre, hw=hw, name="ts_reset")
+    differ = [i for i, (fr, g) in enumerate(zip(frames, golden)) if float(fr["metrics"]["vmaf"]) != g]
+    if len(frames) != 120 or differ != [50, 51] or any("go back" in w for w in warns):
+        _fail("two frames swapped: %d frames, differing at %s, warnings %s" % (len(frames), differ, warns))
     pre = "[0:v]setpts=if(gte(N\\,60)\\,PTS+20/TB\\,PTS)[m];[m][1:v]"
     _, warns, _, _, _ = run_pairing(r, dis, ref, pre=pre, hw=hw, name="ts_reset")
     jump = [w for w in warns if "the main input's timestamps jump ahead by 20 s at its "
@@ -563,7 +577,8 @@ def case_ts_reset(r, c, hw=False):
             "timestamps" in w]
     if len(jump) != 1:
         _fail("jump ahead: warnings %s" % warns)
-    return "reset of %s: warned at the frame, 120 frames = libvmaf's; a jump ahead warned" % ", ".join(done)
+    return ("reset of %s, and at a variable frame rate: warned at the frame, 120 frames = "
+            "libvmaf's; two swapped frames no reset; a jump ahead warned" % ", ".join(done))
 
 
 def fmt_s(sec):
