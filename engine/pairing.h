@@ -51,9 +51,10 @@ public:
     /// Places a frame of `input` (in input order, before frame() records it) on the
     /// input's continuous timeline and returns the offset to add to its pts. Its
     /// timestamp going back by more than 1 s or 10 frames (a reset, a wrap) starts a new
-    /// stretch one frame after the previous frame (less is left as it is), and `warning` (when given) gets the message; a jump ahead by more
-    /// than 1 s and 10 frames (a stall, lost frames) is only reported, the timestamps
-    /// kept (pairing by them stays right when the gap is real). kNoPts: offset only.
+    /// stretch one frame after the previous frame (less is left as it is), and `warning`
+    /// (when given) gets the message; a jump ahead by more than 1 s and 10 frames (a
+    /// stall, lost frames) is only reported, the timestamps kept (pairing by them stays
+    /// right when the gap is real). kNoPts: offset only.
     std::int64_t timeline(int input, std::int64_t pts, std::int64_t dur, std::string* warning);
     /// Records an event; returns its debug line ("pair N: main T s, reference T s" or
     /// "unscored: main T s (no reference frame)", with the prefix, no newline).

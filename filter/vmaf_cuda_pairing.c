@@ -63,7 +63,8 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ct
         int64_t consumed = ff_filter_link(link)->frame_count_out;
         size_t queued = ff_inlink_queued_frames(link);
 
-        for (size_t k = 0; k < queued; k++) {
+        /* from the first frame not seen yet (earlier activate calls saw the ones before) */
+        for (size_t k = FFMAX(p->observed[i] - consumed, 0); k < queued; k++) {
             AVFrame *f = ff_inlink_peek_frame(link, k);
             /* the rounding framesync applies (framesync_inject_frame) */
             int64_t pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb, FS_ROUND);
@@ -71,8 +72,6 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ct
             char line[512];
             int ret;
 
-            if (consumed + (int64_t)k < p->observed[i])
-                continue;
             /* its input's continuous timeline: after a reset, moved on before framesync */
             if ((ret = vmaf_cuda_pairing_timeline(p->watch, i, pts, dur, &offset, line,
                                                   sizeof(line))) < 0)

@@ -174,6 +174,22 @@ class Runner:
         return hwargs + ["-i", self.path(dis)] + hwargs + ["-i", self.path(ref)]
 
 
+def bbb_runner(a, prefix):
+    """The setup the live and network scripts share: checks the ffmpeg binary and the BBB
+    clips and golden file in a.shared, makes the work folder (a.workdir or a temporary one
+    named by prefix). Returns a Runner, or an exit status (1) after saying what is missing."""
+    if not os.access(a.ffmpeg, os.X_OK):
+        print("ffmpeg binary not found: %s" % a.ffmpeg)
+        return 1
+    for rel in (BBB_DIS, BBB_REF, BBB_GOLDEN):
+        if not os.path.exists(os.path.join(a.shared, rel)):
+            print("missing %s in %s (the project's shared/ folder)" % (rel, a.shared))
+            return 1
+    workdir = a.workdir or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(workdir, exist_ok=True)
+    return Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
+
+
 def tail(text, n=25):
     return "\n".join(text.strip().splitlines()[-n:])
 

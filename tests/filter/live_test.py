@@ -42,7 +42,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -606,16 +605,9 @@ def main():
     if a.gpu and not ft.has_cuda_device():
         print("SKIPPED: no CUDA device found")
         return ft.SKIP_CODE
-    if not os.access(a.ffmpeg, os.X_OK):
-        print("ffmpeg binary not found: %s" % a.ffmpeg)
-        return 1
-    for rel in (ft.BBB_DIS, ft.BBB_REF, ft.BBB_GOLDEN):
-        if not os.path.exists(os.path.join(a.shared, rel)):
-            print("missing %s in %s (the project's shared/ folder)" % (rel, a.shared))
-            return 1
-    workdir = a.workdir or tempfile.mkdtemp(prefix="vmaf_cuda_live_")
-    os.makedirs(workdir, exist_ok=True)
-    r = ft.Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
+    r = ft.bbb_runner(a, "vmaf_cuda_live_")
+    if isinstance(r, int):
+        return r
     r.frames = a.frames
     r.hw = a.gpu
     r.backend = "cuda" if a.gpu else "cpu"
@@ -627,7 +619,7 @@ def main():
     r.cli = os.path.abspath(a.cli) if a.cli else None
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
     tests = [t for t in tests if not any(s in t.__name__ for s in a.skip)]
-    return ft.run_tests(r, tests, "", workdir, keep=bool(a.workdir))
+    return ft.run_tests(r, tests, "", r.workdir, keep=bool(a.workdir))
 
 
 if __name__ == "__main__":

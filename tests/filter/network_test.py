@@ -36,7 +36,6 @@ import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -70,11 +69,12 @@ def bound(port, proto):
 
 
 def wait_bound(port, proto, proc, what):
+    """Waits up to 30 s for port to be bound (proc: the receiver, None for a sender)."""
     end = time.monotonic() + 30
     while time.monotonic() < end:
         if bound(port, proto):
             return
-        if proc.poll() is not None:
+        if proc and proc.poll() is not None:
             raise TestFailure("%s: the receiver exited with %d before it listened:\n%s"
                               % (what, proc.returncode, ft.tail(proc.communicate()[1])))
         time.sleep(0.05)
@@ -97,6 +97,10 @@ class Net:
             if p.returncode:
                 raise TestFailure("remuxing %s: %s" % (rel, ft.tail(p.stderr)))
         return out
+
+    def remux_pair(self, fmt, ext):
+        """The BBB main and reference clips in fmt: (main, reference) paths."""
+        return self.remux(ft.BBB_DIS, fmt, ext), self.remux(ft.BBB_REF, fmt, ext)
 
     def send(self, src, fmt, url, extra=(), live=False):
         """Streams src to url: at four times real time to its end, or with live=True in
@@ -217,8 +221,7 @@ def t_udp_srt(r):
     net = sender_for(r)
     if not sender_has(r, "protocols", "srt"):
         raise parity_cases.Skip("the sender ffmpeg has no SRT")
-    dis = net.remux(ft.BBB_DIS, "mpegts", ".ts")
-    ref = net.remux(ft.BBB_REF, "mpegts", ".ts")
+    dis, ref = net.remux_pair("mpegts", ".ts")
     srt_port, udp_port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
     # Live feeds, looped in real time: SRT's live mode drops what is in flight when the
     # sender closes, as a feed never does; the probe stops after the clip's 120 frames.
@@ -240,23 +243,19 @@ def t_udp_srt(r):
 
 def t_tcp(r):
     net = sender_for(r)
-    dis = net.remux(ft.BBB_DIS, "mpegts", ".ts")
-    ref = net.remux(ft.BBB_REF, "mpegts", ".ts")
+    dis, ref = net.remux_pair("mpegts", ".ts")
     ports = [free_port(), free_port()]
     for src, port in zip((dis, ref), ports):
         net.send(src, "mpegts", "tcp://127.0.0.1:%d?listen=1" % port)
     for port in ports:
-        end = time.monotonic() + 30
-        while not bound(port, "tcp") and time.monotonic() < end:
-            time.sleep(0.05)
+        wait_bound(port, "tcp", None, "tcp")
     proc, log = receiver(r, "tcp", [((), "tcp://127.0.0.1:%d" % p) for p in ports])
     return "both over TCP: " + check_run(r, "tcp", proc, log, net)
 
 
 def t_rtmp(r):
     net = sender_for(r)
-    dis = net.remux(ft.BBB_DIS, "flv", ".flv")
-    ref = net.remux(ft.BBB_REF, "flv", ".flv")
+    dis, ref = net.remux_pair("flv", ".flv")
     ports = [free_port(), free_port()]
     proc, log = receiver(r, "rtmp", [(("-listen", "1", "-timeout", "30"),
                                       "rtmp://127.0.0.1:%d/live/%s" % (p, n))
@@ -357,20 +356,13 @@ def main():
                     help="the ffmpeg that remuxes and streams the clips (with SRT for udp_srt)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
-    if not os.access(a.ffmpeg, os.X_OK):
-        print("ffmpeg binary not found: %s" % a.ffmpeg)
-        return 1
-    for rel in (ft.BBB_DIS, ft.BBB_REF, ft.BBB_GOLDEN):
-        if not os.path.exists(os.path.join(a.shared, rel)):
-            print("missing %s in %s (the project's shared/ folder)" % (rel, a.shared))
-            return 1
-    workdir = a.workdir or tempfile.mkdtemp(prefix="vmaf_cuda_network_")
-    os.makedirs(workdir, exist_ok=True)
-    r = ft.Runner(os.path.abspath(a.ffmpeg), os.path.abspath(a.shared), workdir, a.verbose)
+    r = ft.bbb_runner(a, "vmaf_cuda_network_")
+    if isinstance(r, int):
+        return r
     r.sender = a.sender_ffmpeg
     tests = [t for t in TESTS if not a.only or any(o in t.__name__ for o in a.only)]
     tests = [t for t in tests if not any(s in t.__name__ for s in a.skip)]
-    return ft.run_tests(r, tests, "", workdir, keep=bool(a.workdir))
+    return ft.run_tests(r, tests, "", r.workdir, keep=bool(a.workdir))
 
 
 if __name__ == "__main__":
