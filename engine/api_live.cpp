@@ -160,6 +160,20 @@ int vmaf_cuda_live_truncate(VmafCudaLive* l, uint64_t frames) {
     });
 }
 
+int vmaf_cuda_live_event(VmafCudaLive* l, const char* event, const char* input, int64_t pts,
+                         int has_pts, const char* message) {
+    if (!l || !l->impl) return VMAF_CUDA_EINVAL;
+    if (!event || !message) {
+        l->error = "vmaf_cuda_live_event: NULL argument";
+        return VMAF_CUDA_EINVAL;
+    }
+    return guarded_to(&l->error, [&] {
+        const int rc = l->impl->event(event, input, pts, has_pts != 0, message);
+        if (rc < 0) l->error = l->impl->error();
+        return rc;
+    });
+}
+
 const char* vmaf_cuda_live_error(const VmafCudaLive* l) { return l ? l->error.c_str() : ""; }
 
 void vmaf_cuda_live_close(VmafCudaLive* l) {

@@ -26,6 +26,34 @@ int copy_out(const std::string& text, char* buf, size_t size) {
     return text.size() > std::size_t(INT32_MAX) ? VMAF_CUDA_EINVAL : int(text.size());
 }
 
+vmaf_cuda::engine::PairingEvent to_event(const VmafCudaPairingEvent& e) {
+    vmaf_cuda::engine::PairingEvent ev;
+    ev.pts = e.pts;
+    ev.main_pts = e.main_pts;
+    ev.has_ref = e.has_ref;
+    ev.ref_pts = e.ref_pts;
+    ev.ref_ended = e.ref_ended;
+    ev.has_next_ref = e.has_next_ref;
+    ev.next_ref_pts = e.next_ref_pts;
+    ev.index = e.index;
+    return ev;
+}
+
+void fill_notice(const vmaf_cuda::engine::PairingWatch::Notice& in, VmafCudaPairingNotice& out) {
+    out = VmafCudaPairingNotice{};
+    out.pts = in.pts;
+    copy_out(in.event, out.event, sizeof out.event);
+    copy_out(in.input, out.input, sizeof out.input);
+    copy_out(in.message, out.message, sizeof out.message);
+}
+
+/// The reason as a string that outlives the call.
+const char* static_reason(const std::string& why) {
+    for (const char* r : {"no_reference", "reference_ended", "reference_stalled", "reference_gap"})
+        if (why == r) return r;
+    return "unscored";
+}
+
 } // namespace
 
 extern "C" {
@@ -86,16 +114,7 @@ int vmaf_cuda_pairing_event(VmafCudaPairing* p, const VmafCudaPairingEvent* e, c
     if (line && size) line[0] = '\0';
     if (!p || !e) return VMAF_CUDA_EINVAL;
     try {
-        vmaf_cuda::engine::PairingEvent ev;
-        ev.pts = e->pts;
-        ev.main_pts = e->main_pts;
-        ev.has_ref = e->has_ref;
-        ev.ref_pts = e->ref_pts;
-        ev.ref_ended = e->ref_ended;
-        ev.has_next_ref = e->has_next_ref;
-        ev.next_ref_pts = e->next_ref_pts;
-        ev.index = e->index;
-        const std::string text = p->watch.event(ev);
+        const std::string text = p->watch.event(to_event(*e));
         if (line && size) copy_out(text, line, size);
         return p->watch.first_pair() ? 1 : 0;
     } catch (const std::bad_alloc&) {
@@ -110,6 +129,44 @@ int vmaf_cuda_pairing_report(const VmafCudaPairing* p, char* buf, size_t size) {
     if (!p || (!buf && size)) return VMAF_CUDA_EINVAL;
     try {
         return copy_out(p->watch.report(), buf, size);
+    } catch (const std::bad_alloc&) {
+        return VMAF_CUDA_ENOMEM;
+    } catch (...) {
+        return VMAF_CUDA_EINTERNAL;
+    }
+}
+
+int vmaf_cuda_pairing_set_live(VmafCudaPairing* p, int64_t timeout) {
+    if (!p || timeout <= 0) return VMAF_CUDA_EINVAL;
+    p->watch.set_live(timeout);
+    return VMAF_CUDA_OK;
+}
+
+int vmaf_cuda_pairing_live_check(VmafCudaPairing* p, const VmafCudaPairingEvent* e,
+                                 VmafCudaPairingNotice* n, const char** reason) {
+    if (reason) *reason = nullptr;
+    if (n) *n = VmafCudaPairingNotice{};
+    if (!p || !e || !n) return VMAF_CUDA_EINVAL;
+    try {
+        vmaf_cuda::engine::PairingWatch::Notice notice;
+        const std::string why = p->watch.live_check(to_event(*e), notice);
+        fill_notice(notice, *n);
+        if (why.empty()) return 1;
+        if (reason) *reason = static_reason(why);
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return VMAF_CUDA_ENOMEM;
+    } catch (...) {
+        return VMAF_CUDA_EINTERNAL;
+    }
+}
+
+int vmaf_cuda_pairing_live_end(VmafCudaPairing* p, VmafCudaPairingNotice* n) {
+    if (n) *n = VmafCudaPairingNotice{};
+    if (!p || !n) return VMAF_CUDA_EINVAL;
+    try {
+        fill_notice(p->watch.live_end(), *n);
+        return VMAF_CUDA_OK;
     } catch (const std::bad_alloc&) {
         return VMAF_CUDA_ENOMEM;
     } catch (...) {

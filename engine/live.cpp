@@ -283,6 +283,20 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
     return ret;
 }
 
+int Live::event(const char* event, const char* input, std::int64_t pts, bool has_pts,
+                std::string_view message) {
+    if (!cfg_.ndjson_path || out_failed_) return VMAF_CUDA_OK;
+    while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
+    line_.clear();
+    line_.string("type", "event");
+    line_.string("event", event);
+    if (input) line_.string("input", input);
+    line_.raw("pts_time", has_pts ? format_fixed(double(pts) * cfg_.tb_num / cfg_.tb_den, 6)
+                                  : std::string("null"));
+    line_.string("message", message);
+    return write(line_.text());
+}
+
 int Live::truncate(std::uint64_t frames) {
     if (!out_ || out_failed_ || ends_.empty() || ends_.back().first < frames) return VMAF_CUDA_OK;
     if (stream_lines_) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vmaf_cuda::engine {
@@ -59,6 +60,10 @@ public:
     /// (the NDJSON stream failed now: error()). Throws std::bad_alloc, Error(EINVAL).
     int frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
               VmafCudaLiveFrame& out);
+    /// An event line in the NDJSON stream (vmaf_cuda_live_event()): VMAF_CUDA_OK, or
+    /// VMAF_CUDA_EIO (error()). `input` may be null.
+    int event(const char* event, const char* input, std::int64_t pts, bool has_pts,
+              std::string_view message);
     /// The pooled line and the end of the NDJSON stream (vmaf_cuda_live_finish()).
     int finish(const Session* s, std::uint64_t frames);
     /// Drops the lines of frames from session index `frames` on (vmaf_cuda_live_truncate()):

@@ -58,6 +58,7 @@ void PairingWatch::frame(int input, std::int64_t pts, std::int64_t dur) {
         first_dur_[i] = dur;
     }
     ++observed_[i];
+    last_seen_[i] = pts;
     queue_[i].push_back({pts, dur});
 }
 
@@ -121,6 +122,11 @@ std::string PairingWatch::event(const PairingEvent& e) {
     while (!queue_[0].empty() && queue_[0].front().pts <= e.main_pts) {
         if (queue_[0].front().pts == e.main_pts) last_main_dur_ = queue_[0].front().dur;
         queue_[0].pop_front();
+    }
+    if (!e.has_ref && live_gap_pts_ != kNoPts && e.main_pts == live_gap_pts_) {
+        ++live_gap_unscored_;
+        live_gap_pts_ = kNoPts;
+        return pre + "unscored: main " + ts(e.pts) + " s (a gap in the reference)";
     }
     if (!e.has_ref) {
         (nb_pairs_ ? main_after_ : main_before_)++;
@@ -190,9 +196,15 @@ std::string PairingWatch::report() const {
                     "of the shorter input\n", pre, ref_repeated_, plural(ref_repeated_));
     if (main_after_)
         o += format("%s%" PRId64 " main frame%s after the end of the reference passed through "
-                    "unscored (eof_action=pass or repeatlast=0): in neither the log nor the "
-                    "score; shortest=1 ends the output with the reference\n", pre, main_after_,
-                    plural(main_after_));
+                    "unscored (%s): in neither the log nor the score; shortest=1 ends the "
+                    "output with the reference\n", pre, main_after_, plural(main_after_),
+                    live() ? "input_timeout: an input's end is not repeated"
+                           : "eof_action=pass or repeatlast=0");
+    if (live_gap_unscored_)
+        o += format("%s%" PRId64 " main frame%s passed through unscored where the reference had "
+                    "no frame of their time (gaps in it: dropped frames, a stall, the frames a "
+                    "stop cut off; input_timeout): in neither the log nor the score\n", pre,
+                    live_gap_unscored_, plural(live_gap_unscored_));
 
     const std::int64_t offset = first_pts_[0] != kNoPts && first_pts_[1] != kNoPts
                                     ? std::llabs(first_pts_[0] - first_pts_[1]) : 0;

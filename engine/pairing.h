@@ -64,6 +64,23 @@ public:
     /// The end-of-stream warnings, each line ending in '\n' ("" on aligned inputs).
     std::string report() const;
 
+    /// Live QA's rules (vmaf_cuda_pairing_set_live(), pairing_live.cpp): a frame stands
+    /// in for at most `timeout` ticks (> 0), an input's end is not repeated.
+    void set_live(std::int64_t timeout) { live_timeout_ = timeout; }
+    bool live() const { return live_timeout_ > 0; }
+    /// What starts or ends at an event, for the user at once (empty event: nothing).
+    struct Notice {
+        std::string event, input, message; ///< "ended"/"stalled"/"resumed", "main"/"reference"
+        std::int64_t pts = kNoPts;         ///< the time of the frame it comes with
+    };
+    /// Whether the main frame of `e` (before event() records it) is scored: "" yes, else
+    /// why not ("no_reference", "reference_ended", "reference_stalled"); `n` gets what
+    /// starts or ends now. Live rules only; without them "" or "no_reference".
+    std::string live_check(const PairingEvent& e, Notice& n);
+    /// The synchroniser ended at the reference's end while the main had frames left
+    /// (shortest=1): the notice for it (none when told already).
+    Notice live_end();
+
 private:
     struct Seen {
         std::int64_t pts, dur;
@@ -96,6 +113,15 @@ private:
     std::int64_t tl_step_[2] = {0, 0};
     std::int64_t tl_offset_[2] = {0, 0};
     std::int64_t tl_frames_[2] = {0, 0};
+    // live rules (pairing_live.cpp)
+    std::int64_t live_timeout_ = 0;
+    std::int64_t last_seen_[2] = {kNoPts, kNoPts}; ///< the last frame given to frame()
+    bool live_stalled_ = false;      ///< main frames pass unscored: a gap in the reference
+    bool live_end_told_ = false;     ///< the reference's end was reported
+    std::int64_t live_run_ = 0, live_run_from_ = kNoPts, live_run_to_ = kNoPts;
+    std::int64_t live_main_last_ = kNoPts; ///< the last main frame checked
+    std::int64_t live_gap_pts_ = kNoPts;   ///< main frame live_check() left unscored for a gap
+    std::int64_t live_gap_unscored_ = 0;   ///< main frames unscored for gaps in the reference
 };
 
 } // namespace vmaf_cuda::engine

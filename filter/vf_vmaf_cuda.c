@@ -59,6 +59,7 @@ typedef struct VmafCudaContext {
     char *window;                /**< live QA (vmaf_cuda_live_ff.h): window=, window_log=, sei= */
     int window_log;
     int sei;
+    char *input_timeout;         /**< live rules: a duration (vmaf_cuda_pairing_set_live()) */
     int renditions;              /**< 1: main + reference; N > 1: a ladder */
 
     VmafCudaPipeline p;
@@ -108,6 +109,10 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(window_log), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, FLAGS },
     { "sei", "attach each frame's scores as SEI user data unregistered side data",
       OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    { "input_timeout", "live rules: no main frame scored against a stand-in for a missing "
+      "reference frame (an input's end is not repeated: eof_action=pass; gaps go unscored); "
+      "gaps longer than this duration (5s, 500ms) told as they start and end",
+      OFFSET(input_timeout), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "renditions", "encoder ladder: N distorted renditions against one reference; inputs "
       "main0..mainN-1 then reference (1: main, reference), outputs out0..outN-1 (1: default), "
       "every other option for each; each rendition must have the reference's size, so scale "
@@ -257,6 +262,18 @@ static av_cold int init(AVFilterContext *ctx)
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
+    }
+    if (s->input_timeout) {
+        uint64_t frames;
+        if (vmaf_cuda_parse_window(s->input_timeout, &frames, &p->input_timeout) < 0 || frames) {
+            av_log(ctx, AV_LOG_ERROR, "input_timeout '%s' is not a duration above 0 (e.g. 5s, "
+                   "500ms)\n", s->input_timeout);
+            return AVERROR(EINVAL);
+        }
+        /* an input's end is not repeated: its frames would stand in for missing ones
+         * (shortest=1 ends the run there instead) */
+        if (!s->fs.opt_shortest && s->fs.opt_eof_action != EOF_ACTION_ENDALL)
+            s->fs.opt_eof_action = EOF_ACTION_PASS;
     }
     p->out.pool = pool_method;
     p->out.precision = s->precision;

@@ -88,6 +88,22 @@ int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
     return ret == VMAF_CUDA_EIO;
 }
 
+int ff_vmaf_cuda_live_event(AVFilterContext *ctx, VmafCudaLive *l, const AVFrame *frame)
+{
+    const AVDictionaryEntry *ev = av_dict_get(frame->metadata, "lavfi.vmaf.event", NULL, 0);
+    const AVDictionaryEntry *in = av_dict_get(frame->metadata, "lavfi.vmaf.event.input", NULL, 0);
+    const AVDictionaryEntry *msg = av_dict_get(frame->metadata, "lavfi.vmaf.event.message", NULL, 0);
+    int ret;
+
+    if (!ev || !msg)
+        return 0;
+    ret = vmaf_cuda_live_event(l, ev->value, in ? in->value : NULL, frame->pts,
+                               frame->pts != AV_NOPTS_VALUE, msg->value);
+    if (ret < 0)
+        av_log(ctx, AV_LOG_ERROR, "%s\n", vmaf_cuda_live_error(l));
+    return ret < 0;
+}
+
 int ff_vmaf_cuda_live_summary(AVFilterContext *ctx, VmafCudaSession *vs, int pool,
                               const char *prefix)
 {

@@ -44,6 +44,11 @@ int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
 int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs);
 
+/** A frame going out with lavfi.vmaf.event (the live rules' notice at it, see
+ *  ff_vmaf_cuda_pairing_event()): its event line in the NDJSON stream. Returns 0, or 1
+ *  when the stream failed just now (logged as an error). */
+int ff_vmaf_cuda_live_event(AVFilterContext *ctx, VmafCudaLive *l, const AVFrame *frame);
+
 /** At the end: the library's score lines (vmaf_cuda_summary(): "VMAF score: X" per model,
  *  then "NAME: B, ci.p95: [LO, HI], stddev: S" per bootstrap collection, pooled with
  *  `pool`), each logged at AV_LOG_INFO with `prefix` (e.g. "rendition 2: "). Returns 0,

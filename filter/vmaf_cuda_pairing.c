@@ -4,6 +4,7 @@
  * The filter's side of the pairing watch: see vmaf_cuda_pairing.h.
  */
 
+#include <math.h>
 #include <string.h>
 
 #include "libavutil/mathematics.h"
@@ -14,7 +15,7 @@
 #include "vmaf_cuda_pairing.h"
 
 int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRational main_rate,
-                              AVRational ref_rate, const char *prefix)
+                              AVRational ref_rate, const char *prefix, double live_timeout)
 {
     const AVRational tb = fs->time_base;
     VmafCudaPairingSettings s = {
@@ -27,7 +28,13 @@ int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRat
     p->prefix = prefix;
     p->observed[0] = p->observed[1] = 0;
     p->reported = 0;
-    return vmaf_cuda_pairing_open(&p->watch, &s) < 0 ? AVERROR(ENOMEM) : 0;
+    p->live = live_timeout > 0;
+    if (vmaf_cuda_pairing_open(&p->watch, &s) < 0)
+        return AVERROR(ENOMEM);
+    /* the timeout in ticks, at least one */
+    return p->live && vmaf_cuda_pairing_set_live(p->watch, FFMAX(1, (int64_t)llrint(
+               fmin(live_timeout * tb.den / tb.num, (double)INT64_MAX / 2)))) < 0
+           ? AVERROR(EINVAL) : 0;
 }
 
 void ff_vmaf_cuda_pairing_uninit(VmafCudaPairWatch *p)
@@ -125,29 +132,60 @@ static void start_checks(AVFilterContext *ctx, const char *prefix, const AVFrame
 }
 
 int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const FFFrameSync *fs,
-                               const AVFrame *dist, const AVFrame *ref, int64_t index,
+                               AVFrame *dist, const AVFrame *ref, int64_t index,
                                VmafCudaSession *vs)
 {
-    /* the reference's end: framesync holds its EOF as a next "frame" of NULL */
+    /* the reference's end: framesync holds its EOF as a next "frame" of NULL, then (no
+     * repeat) as its state */
     VmafCudaPairingEvent e = {
         .pts = fs->pts, .main_pts = fs->in[0].pts, .has_ref = !!ref, .ref_pts = fs->in[1].pts,
-        .ref_ended = fs->in[1].have_next && !fs->in[1].frame_next,
+        .ref_ended = (fs->in[1].have_next && !fs->in[1].frame_next) || fs->in[1].state == 2 /* framesync.c's STATE_EOF */,
         .has_next_ref = fs->in[1].have_next && fs->in[1].frame_next,
         .next_ref_pts = fs->in[1].pts_next, .index = index,
     };
+    VmafCudaPairingNotice n;
+    const char *reason = NULL;
     char line[256];
     const int debug = av_log_get_level() >= AV_LOG_DEBUG;
-    int ret;
+    int ret, scored;
 
     if (!p->watch)
-        return 0;
+        return !!ref;
+    if ((scored = vmaf_cuda_pairing_live_check(p->watch, &e, &n, &reason)) < 0)
+        return AVERROR(ENOMEM);
+    if (!scored) {
+        e.has_ref = 0;
+        e.index = -1;
+        if ((ret = av_dict_set(&dist->metadata, "lavfi.vmaf.unscored", reason, 0)) < 0)
+            return ret;
+    }
+    if (n.event[0]) {
+        av_log(ctx, AV_LOG_WARNING, "%s", n.message);
+        n.message[strcspn(n.message, "\n")] = 0;
+        if ((ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event", n.event, 0)) < 0 ||
+            (ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event.input", n.input, 0)) < 0 ||
+            (ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event.message", n.message, 0)) < 0)
+            return ret;
+    }
     if ((ret = vmaf_cuda_pairing_event(p->watch, &e, debug ? line : NULL, sizeof(line))) < 0)
         return AVERROR(ENOMEM);
     if (debug)
         av_log(ctx, AV_LOG_DEBUG, "%s\n", line);
     if (ret == 1)
         start_checks(ctx, p->prefix, dist, ref, vs);
-    return 0;
+    return scored;
+}
+
+int ff_vmaf_cuda_pairing_live_end(VmafCudaPairWatch *p, AVFilterContext *ctx,
+                                  VmafCudaLive *live)
+{
+    VmafCudaPairingNotice n;
+
+    if (!p->watch || !p->live || vmaf_cuda_pairing_live_end(p->watch, &n) < 0 ||
+        !n.event[0])
+        return 0;
+    av_log(ctx, AV_LOG_WARNING, "%s", n.message);
+    return live && vmaf_cuda_live_event(live, n.event, n.input, 0, 0, n.message) < 0;
 }
 
 void ff_vmaf_cuda_pairing_report(VmafCudaPairWatch *p, AVFilterContext *ctx)

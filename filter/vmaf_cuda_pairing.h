@@ -28,14 +28,16 @@ typedef struct VmafCudaPairWatch {
     AVRational tb;              /**< framesync's time base: every pts given is in it */
     int64_t observed[2];        /**< frames handed over per input (main, reference) */
     int reported;
+    int live;                   /**< the library's live rules are on */
     const char *prefix;         /**< "" for the two-input filter, "rendition 2: " ... */
 } VmafCudaPairWatch;
 
 /** Call after ff_framesync_configure(): fs's time base and ts_sync_mode; the frame rates
  *  of the main and reference links (FilterLink frame_rate) for the end-of-stream report;
- *  `prefix` starts every message (kept: it must outlive the watch). */
+ *  `prefix` starts every message (kept: it must outlive the watch); `live_timeout`
+ *  (seconds, 0: none) the library's live rules (vmaf_cuda_pairing_set_live()). */
 int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRational main_rate,
-                              AVRational ref_rate, const char *prefix);
+                              AVRational ref_rate, const char *prefix, double live_timeout);
 
 void ff_vmaf_cuda_pairing_uninit(VmafCudaPairWatch *p);
 
@@ -47,13 +49,23 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ct
 
 /**
  * Records one framesync event. `ref` is NULL when the main frame goes out unscored;
- * `index` is the frame's index in the log (-1 when unscored). On the first pair, the
- * start checks run (interlacing, colour ranges, and PQ/HLG when every model of the
- * session `vs` is a built-in, SDR one).
+ * `index` is the frame's index in the log if it is scored. Returns 1 when it is scored,
+ * 0 when it goes out unscored (no `ref`, or the library's live rules say so), with
+ * lavfi.vmaf.unscored (why) set on `dist`, and what starts or ends there (the live
+ * rules' notice) logged now and set on `dist` as lavfi.vmaf.event, .event.input and
+ * .event.message (for the NDJSON stream, when it goes out). On the first pair, the start
+ * checks run (interlacing, colour ranges, and PQ/HLG when every model of the session
+ * `vs` is a built-in, SDR one).
  */
 int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const FFFrameSync *fs,
-                               const AVFrame *dist, const AVFrame *ref, int64_t index,
+                               AVFrame *dist, const AVFrame *ref, int64_t index,
                                VmafCudaSession *vs);
+
+/** Framesync ended at the reference's end while the main had frames left (live rules,
+ *  shortest=1). Logs the notice and writes it into the NDJSON stream of `live` (may be
+ *  NULL). Returns 0, or 1 when the stream failed. */
+int ff_vmaf_cuda_pairing_live_end(VmafCudaPairWatch *p, AVFilterContext *ctx,
+                                  VmafCudaLive *live);
 
 /** Logs the end-of-stream warnings on ctx (once; nothing on aligned inputs). Needs no
  *  link: callable from uninit (a ladder reports its renditions there, in order). */

@@ -56,7 +56,7 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     VmafCudaRendition *r = &p->r[k];
     AVFilterLink *mainlink = ctx->inputs[k], *reflink = ctx->inputs[p->n];
     char main_name[16] = "";
-    const int paired = ref && !r->st.flushed;
+    int paired = ref && !r->st.flushed;
     int ret;
 
     if (paired && (dist->width != mainlink->w || dist->height != mainlink->h ||
@@ -70,10 +70,11 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
         return AVERROR(EINVAL);
     }
     if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, paired ? ref : NULL,
-                                          paired ? r->st.nb_sent : -1, r->st.session)) < 0) {
+                                          r->st.nb_sent, r->st.session)) < 0) {
         av_frame_free(&dist);
         return ret;
     }
+    paired = ret; /* (the live rules may leave a paired frame unscored) */
     if (!paired) {
         if ((ret = ff_vmaf_cuda_stream_queue(&r->st, dist, NULL, -1, 0)) < 0)
             return ret;
@@ -159,6 +160,22 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
     return 0;
 }
 
+/** Live rules with shortest=1: the reference's end ended rendition k's pairing while
+ *  the main had frames left, told now (after the frames' NDJSON lines). Framesync knew
+ *  the main's next frame before it took the reference's end (not what happens to be
+ *  queued), so identical runs say the same. */
+static void tell_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k)
+{
+    VmafCudaRendition *r = &p->r[k];
+    const FFFrameSync *fs = p->n > 1 ? &p->sync.r[k].fs : p->opt.sync;
+    const FFFrameSyncIn *in = fs->in;
+    const int ref_end = in[1].state == VMAF_CUDA_SYNC_EOF || (in[1].have_next && !in[1].frame_next);
+
+    if (p->input_timeout > 0 && ref_end && in[0].have_next && in[0].frame_next &&
+        ff_vmaf_cuda_pairing_live_end(&r->pairing, ctx, r->st.live) && !r->st.output_error)
+        r->st.output_error = AVERROR(EIO); /* the NDJSON stream failed: said there */
+}
+
 int ff_vmaf_cuda_pipeline_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k)
 {
     VmafCudaRendition *r = &p->r[k];
@@ -179,6 +196,7 @@ int ff_vmaf_cuda_pipeline_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigne
     }
     if ((ret = ff_vmaf_cuda_stream_drain(ctx, &r->st, 1)) < 0)
         return ret;
+    tell_end(ctx, p, k);
     if (p->n > 1) {
         /* (the two-input filter's framesync sets its output's EOF itself) */
         ff_vmaf_cuda_sync_free(&p->sync, k);

@@ -84,6 +84,7 @@ typedef struct VmafCudaPipeline {
     int failed;                  /**< AVERROR of a rendition that scored nothing, for the end */
     int finished;
     int results_done;
+    double input_timeout;        /**< live rules (input_timeout=, seconds; 0: off) */
 } VmafCudaPipeline;
 
 /* ---- vmaf_cuda_setup.c ---- */

@@ -376,7 +376,8 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
     }
     ff_vmaf_cuda_pairing_uninit(&r->pairing);
     if ((ret = ff_vmaf_cuda_pairing_init(&r->pairing, fs, ff_filter_link(mainlink)->frame_rate,
-                                         ff_filter_link(reflink)->frame_rate, r->st.prefix)) < 0)
+                                         ff_filter_link(reflink)->frame_rate, r->st.prefix,
+                                         p->input_timeout)) < 0)
         return ret;
     if (!p->lad && (ret = open_ladder(ctx, p)) < 0)
         return ret;

@@ -183,6 +183,9 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         snprintf(num, sizeof(num), "%"PRId64, p.index);
         av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
     }
+    /* what the live rules told at this frame, in order with the frames' lines */
+    if (st->live && (ret = ff_vmaf_cuda_live_event(ctx, st->live, out)) > 0 && !st->output_error)
+        st->output_error = AVERROR(EIO);
     if (scores && st->live) {  /* the scores, windows, SEI: the library's (live_ff.h) */
         ret = ff_vmaf_cuda_live_attach(ctx, st->live, out, scores);
         if (ret < 0) {

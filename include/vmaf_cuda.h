@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 7
+#define VMAF_CUDA_API_VERSION 8
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -658,6 +658,19 @@ int vmaf_cuda_live_truncate(VmafCudaLive *l, uint64_t frames);
 /** The message of the live state's last error ("" if none). */
 const char *vmaf_cuda_live_error(const VmafCudaLive *l);
 
+/**
+ * Writes an event line into the NDJSON stream (API 8), in order with the frame lines:
+ * {"type":"event","event":EVENT,"input":INPUT,"pts_time":T,"message":MESSAGE}, T the
+ * time of `pts` in the live state's time base (null without `has_pts`), INPUT omitted
+ * when NULL, MESSAGE without a trailing newline. What a live run reports at once: an
+ * input "ended", "stalled" or "resumed" (vmaf_cuda_pairing_live_check()). Opens the
+ * stream as a frame line would. Returns 0 (also without an NDJSON stream: nothing
+ * written), VMAF_CUDA_EIO when the stream failed (vmaf_cuda_live_error()), EINVAL for a
+ * NULL live state, event or message.
+ */
+int vmaf_cuda_live_event(VmafCudaLive *l, const char *event, const char *input, int64_t pts,
+                         int has_pts, const char *message);
+
 /** Closes the live state (and the NDJSON stream without its pooled line); NULL is a no-op. */
 void vmaf_cuda_live_close(VmafCudaLive *l);
 
@@ -746,6 +759,51 @@ int vmaf_cuda_pairing_event(VmafCudaPairing *p, const VmafCudaPairingEvent *e, c
  * be NULL when size is 0). EINVAL for NULL p.
  */
 int vmaf_cuda_pairing_report(const VmafCudaPairing *p, char *buf, size_t size);
+
+/**
+ * Live rules (API 8), for a run beside a live feed, where nothing stands in for a missing
+ * frame: an input's end is not repeated (the synchroniser is set to pass main frames
+ * after the reference's end through unscored, FFmpeg's eof_action=pass), and a main frame
+ * whose time lies past its reference frame's duration where the reference has a gap
+ * (dropped frames, a stall, the frames a stop cut off) passes through unscored (the next
+ * reference frame within half a frame after it is rounding, not a gap). A gap of more
+ * than `timeout` ticks (> 0) is told when it starts and ends. Decided on the frames'
+ * timestamps and durations (vmaf_cuda_pairing_frame()). Errors: EINVAL (NULL, timeout
+ * not > 0).
+ */
+int vmaf_cuda_pairing_set_live(VmafCudaPairing *p, int64_t timeout);
+
+/** What a live run tells the user at once (API 8). */
+typedef struct VmafCudaPairingNotice {
+    char event[16];     /**< "ended", "stalled", "resumed"; "" when nothing is to be told */
+    char input[16];     /**< the input it is about: "main" or "reference" */
+    int64_t pts;        /**< the time it applies from (VMAF_CUDA_NOPTS: unknown) */
+    char message[512];  /**< the warning, with the prefix, ending in '\n' */
+} VmafCudaPairingNotice;
+
+/**
+ * The live rules for an event, before vmaf_cuda_pairing_event() records it (API 8):
+ * returns 1 when its main frame is scored, 0 when it passes through unscored (then
+ * *reason, when `reason` is given, is a static string: "no_reference" before the
+ * reference's first frame, "reference_ended", "reference_gap", "reference_stalled" (in a
+ * gap longer than the timeout); else NULL), and fills `n` (required) when something
+ * starts or ends at it: the reference "ended" (at the first main frame after its end),
+ * "stalled" (the first main frame in a gap longer than the timeout) or "resumed" (the
+ * first pair after that; "main": the main had no frame for more than the timeout). The caller then records the event with has_ref 0
+ * for an unscored frame. Without vmaf_cuda_pairing_set_live(): 1 when e->has_ref, else 0
+ * with "no_reference", nothing told. Errors: EINVAL (NULL p, e or n), ENOMEM.
+ */
+int vmaf_cuda_pairing_live_check(VmafCudaPairing *p, const VmafCudaPairingEvent *e,
+                                 VmafCudaPairingNotice *n, const char **reason);
+
+/**
+ * The synchroniser ended at the reference's end while the main input had frames left
+ * (shortest=1 ends the run there): fills `n` with the notice "ended" (API 8; nothing
+ * without live rules, or when the reference's end was told already). (The main input's
+ * end is the output's end: no notice; which of the reference's frames were left then is
+ * not known to a synchroniser that has not read them.) Errors: EINVAL (NULL), ENOMEM.
+ */
+int vmaf_cuda_pairing_live_end(VmafCudaPairing *p, VmafCudaPairingNotice *n);
 
 /** Closes the pairing watch; NULL is a no-op. */
 void vmaf_cuda_pairing_close(VmafCudaPairing *p);

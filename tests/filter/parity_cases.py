@@ -42,7 +42,8 @@ REPO_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..
 
 CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4", "ref25.mp4",
               "ref24.mp4", "dist24.mp4", "ref_il_pq.mp4", "dist20.mp4", "ref20.mp4",
-              "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv"]
+              "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv",
+              "bbb_ref_gaps.ts"]
 
 
 class Clips:
@@ -109,6 +110,16 @@ class Clips:
             # frames 2, 7, 12, ... dropped, the others keep their timestamps
             self._run(["-i", self.get("dist.mp4"), "-vf", "select='not(eq(mod(n\\,5)\\,2))'",
                        "-fps_mode", "passthrough"] + lo + [path])
+        elif name == "bbb_ref_gaps.ts":
+            # BBB's reference losslessly, its frames 40-87 (2 s) and 100-102 missing as on a
+            # feed that stalled and dropped frames: MPEG-TS, whose frame durations come from
+            # the frame rate (an MP4's would span the gaps)
+            src = (self.r.path(BBB[1]) if hasattr(self.r, "path") else
+                   os.path.join(REPO_MODELS, "..", "..", "shared", "media",
+                                "bbb_ref_854x480_120f.mp4"))
+            self._run(["-i", src, "-an", "-vf", "select=not(between(n\\,40\\,87)+between(n\\,100\\,102))",
+                       "-fps_mode", "passthrough", "-c:v", "libx264", "-qp", "0", "-bf", "0",
+                       "-preset", "ultrafast", path])
         elif name.endswith(".mkv"):
             # the same stream remuxed: 1 ms timestamps instead of MP4's 1/15360 s
             self._run(["-i", self.get(name[:-4] + ".mp4"), "-c", "copy", path])

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-2-Clause-Patent
+// The pairing watch's live rules (vmaf_cuda_pairing_set_live(), pairing.h): which main
+// frames a live run scores, and what it tells the user at once. Decided on the frames'
+// own timestamps and durations (a run gives the same result from a file as from the
+// feed it was recorded from), with nothing standing in for a missing frame:
+//  - an input's end is not repeated: main frames after the reference's last frame pass
+//    through unscored (the synchroniser's eof_action=pass), told at the first of them;
+//  - a main frame whose time lies past its reference frame's duration, where the
+//    reference has a gap (dropped frames, a stall, the last frames a stop cut out of a
+//    group of pictures), passes through unscored instead of being scored against the
+//    older picture. The next reference frame within half a frame after a main frame
+//    that lies within half a frame past the reference frame's end is rounding, not a
+//    gap (two time bases). A gap longer than the timeout is told when it
+//    starts and when the reference delivers again: the synchroniser knows the
+//    reference's next frame before it pairs a main frame with the one before it, so the
+//    gap's length is known at its first main frame.
+
+#include "pairing.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace vmaf_cuda::engine {
+
+namespace {
+
+const char* plural(std::int64_t n) { return n == 1 ? "" : "s"; }
+
+std::int64_t sat_sub(std::int64_t a, std::int64_t b) {
+    if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + 1 + b) return INT64_MIN + 1;
+    return a - b;
+}
+
+} // namespace
+
+std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
+    n = Notice{};
+    const std::string& pre = cfg_.prefix;
+    if (!live()) return e.has_ref ? "" : e.ref_ended ? "reference_ended" : "no_reference";
+    n.pts = e.pts;
+    auto tell = [&](const char* event, const char* input, const std::string& message) {
+        n.event = event;
+        n.input = input;
+        n.message = pre + message;
+    };
+    // the main input: a gap of more than the timeout in its own frames (told once it
+    // delivers again; its output had no frames meanwhile)
+    const std::int64_t main_gap =
+        live_main_last_ != kNoPts && e.main_pts != kNoPts ? sat_sub(e.main_pts, live_main_last_) : 0;
+    const std::int64_t main_from = live_main_last_;
+    if (e.main_pts != kNoPts) live_main_last_ = e.main_pts;
+
+    if (!e.has_ref) {
+        if (!e.ref_ended) return "no_reference";
+        if (!live_end_told_) {
+            live_end_told_ = true;
+            tell("ended", "reference",
+                 "the reference ended" +
+                     (last_seen_[1] != kNoPts ? " after its frame at " + ts(last_seen_[1]) + " s"
+                                              : std::string(" before its first frame")) +
+                     ": main frames from " + ts(e.pts) +
+                     " s on pass through unscored (input_timeout: an input's end is not "
+                     "repeated)\n");
+        }
+        return "reference_ended";
+    }
+    // the reference frame's duration: its own, else the reference's last step or duration
+    std::int64_t dur = 0;
+    for (const Seen& f : queue_[1]) {
+        if (f.pts > e.ref_pts) break;
+        if (f.pts == e.ref_pts) dur = f.dur;
+    }
+    if (!dur) dur = e.ref_pts == last_ref_pts_ && last_ref_dur_ ? last_ref_dur_
+                    : tl_step_[1] > 0 ? tl_step_[1] : tl_dur_[1];
+    // the next reference frame within half a frame after a main frame that lies within
+    // half a frame past this one's end: the same moment, rounded to two time bases
+    const std::int64_t half = dur / 2;
+    const bool rounded = e.has_next_ref && dur > 0 && e.next_ref_pts >= e.pts &&
+                         sat_sub(e.next_ref_pts, e.pts) <= half &&
+                         sat_sub(sat_sub(e.main_pts, e.ref_pts), dur) < half;
+    const bool stand_in = e.ref_pts != kNoPts && e.main_pts != kNoPts && dur > 0 && !rounded &&
+                          sat_sub(e.main_pts, e.ref_pts) >= dur;
+    const bool long_gap = e.has_next_ref && e.next_ref_pts != INT64_MAX &&
+                          sat_sub(e.next_ref_pts, e.ref_pts) > live_timeout_;
+    if (stand_in) {
+        if (long_gap && !live_stalled_) {
+            live_stalled_ = true;
+            live_run_ = 0;
+            live_run_from_ = e.pts;
+            tell("stalled", "reference",
+                 "the reference has no frame between " + ts(e.ref_pts) + " s and " +
+                     ts(e.next_ref_pts) + " s (more than " + ts(live_timeout_) +
+                     " s, input_timeout): main frames from " + ts(e.pts) +
+                     " s pass through unscored until it delivers again\n");
+        }
+        if (live_stalled_) {
+            ++live_run_;
+            live_run_to_ = e.pts;
+        }
+        live_gap_pts_ = e.main_pts;
+        return live_stalled_ ? "reference_stalled" : "reference_gap";
+    }
+    if (live_stalled_) {
+        live_stalled_ = false;
+        char count[64];
+        std::snprintf(count, sizeof count, "%" PRId64 " main frame%s", live_run_,
+                      plural(live_run_));
+        tell("resumed", "reference",
+             "the reference delivers again (its frame at " + ts(e.ref_pts) + " s, main at " +
+                 ts(e.pts) + " s): " + count + " from " + ts(live_run_from_) + " s to " +
+                 ts(live_run_to_) + " s passed through unscored\n");
+    } else if (main_gap > live_timeout_) {
+        tell("resumed", "main",
+             "the main input had no frame between " + ts(main_from) + " s and " +
+                 ts(e.main_pts) + " s (more than " + ts(live_timeout_) +
+                 " s, input_timeout): the reference frames between were not scored\n");
+    }
+    return "";
+}
+
+PairingWatch::Notice PairingWatch::live_end() {
+    Notice n;
+    if (!live() || live_end_told_) return n;
+    live_end_told_ = true;
+    const std::int64_t last = last_seen_[1];
+    n.event = "ended";
+    n.input = "reference";
+    n.pts = last;
+    n.message = cfg_.prefix + "the reference ended" +
+                (last != kNoPts ? " after its frame at " + ts(last) + " s" : std::string()) +
+                " while the main input had frames left: the run ends here (shortest=1)\n";
+    return n;
+}
+
+} // namespace vmaf_cuda::engine
