@@ -244,6 +244,10 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
         line_.begin_object("metrics");
         for (unsigned i = 0; i < fs.count; ++i) line_.number(fs.names[i], fs.values[i]);
         line_.end_object();
+        // where this frame's lines start (after the event lines before it), for a
+        // consumer that takes fewer frames (a bounded history: the frames still on their
+        // way to it); the file's start when nothing was written yet
+        const long long start = out_ ? out_->position() : 0;
         ret = write(line_.text());
         if (ret == VMAF_CUDA_OK && cfg_.window_log && nb_frames_ % cfg_.window_log == 0) {
             line_.clear();
@@ -253,15 +257,12 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
             window_object(line_);
             ret = write(line_.text());
         }
-        // where this frame's lines end, for a consumer that takes fewer frames (a bounded
-        // history: the frames still on their way to it)
         if (ret == VMAF_CUDA_OK && out_) {
-            const long long pos = out_->position();
-            stream_lines_ = stream_lines_ || pos < 0;
-            ends_.emplace_back(fs.index, pos);
-            if (ends_.size() > kTruncateHistory) {
-                dropped_ = ends_.front();
-                ends_.pop_front();
+            stream_lines_ = stream_lines_ || start < 0 || out_->position() < 0;
+            starts_.emplace_back(fs.index, start);
+            if (starts_.size() > kTruncateHistory) {
+                dropped_ = starts_.front().first;
+                starts_.pop_front();
             }
         }
     }
@@ -298,22 +299,25 @@ int Live::event(const char* event, const char* input, std::int64_t pts, bool has
 }
 
 int Live::truncate(std::uint64_t frames) {
-    if (!out_ || out_failed_ || ends_.empty() || ends_.back().first < frames) return VMAF_CUDA_OK;
+    if (!out_ || out_failed_ || starts_.empty() || starts_.back().first < frames) return VMAF_CUDA_OK;
     if (stream_lines_) {
         error_ = "the NDJSON stream '" + *cfg_.ndjson_path + "' already carries the lines of "
                  "frames after the " + std::to_string(frames) + " output (a stream cannot take "
                  "them back); its pooled line covers those " + std::to_string(frames);
         return 1;
     }
-    // the end of the last frame before `frames` (the file's start: none before it)
-    while (!ends_.empty() && ends_.back().first >= frames) ends_.pop_back();
-    if (ends_.empty() && dropped_.second >= 0 && dropped_.first >= frames) {
+    // cut where the first frame not output starts: the event lines before it stay (the
+    // unscored frames they came with may have gone out; a consumer reports only the
+    // scored ones)
+    if (dropped_ >= 0 && std::uint64_t(dropped_) >= frames) {
         error_ = "the NDJSON log '" + *cfg_.ndjson_path + "' cannot be cut back to frame " +
                  std::to_string(frames) + ": more than " + std::to_string(kTruncateHistory) +
                  " frames went out after it";
         return VMAF_CUDA_EIO;
     }
-    const long long pos = !ends_.empty() ? ends_.back().second : std::max(dropped_.second, 0LL);
+    while (starts_.size() > 1 && starts_[starts_.size() - 2].first >= frames) starts_.pop_back();
+    const long long pos = starts_.back().second;
+    starts_.pop_back();
     try {
         out_->cut(pos);
     } catch (const Error& e) {

@@ -92,9 +92,9 @@ private:
     std::vector<std::string> names_;      ///< the metric names of the first frame
     std::unique_ptr<LineLog> out_;
     bool out_failed_ = false;
-    /// (frame index, NDJSON offset after its lines) of the last frames, for truncate()
-    std::deque<std::pair<std::uint64_t, long long>> ends_;
-    std::pair<std::uint64_t, long long> dropped_{0, -1}; ///< the newest entry ends_ let go
+    /// (frame index, NDJSON offset where its lines start) of the last frames, for truncate()
+    std::deque<std::pair<std::uint64_t, long long>> starts_;
+    long long dropped_ = -1; ///< the index of the newest entry starts_ let go (-1: none)
     bool stream_lines_ = false; ///< lines went to a stream, which cannot be cut
     std::vector<std::string> meta_keys_, meta_values_; ///< score keys, then window keys
     std::vector<unsigned> score_cols_;    ///< the column of each score key

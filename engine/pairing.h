@@ -68,14 +68,17 @@ public:
     /// in for at most `timeout` ticks (> 0), an input's end is not repeated.
     void set_live(std::int64_t timeout) { live_timeout_ = timeout; }
     bool live() const { return live_timeout_ > 0; }
+    /// The live rules found the reference over (its end is past): nothing more is scored.
+    bool live_reference_over() const { return live_ref_over_; }
     /// What starts or ends at an event, for the user at once (empty event: nothing).
     struct Notice {
         std::string event, input, message; ///< "ended"/"stalled"/"resumed", "main"/"reference"
         std::int64_t pts = kNoPts;         ///< the time of the frame it comes with
     };
     /// Whether the main frame of `e` (before event() records it) is scored: "" yes, else
-    /// why not ("no_reference", "reference_ended", "reference_stalled"); `n` gets what
-    /// starts or ends now. Live rules only; without them "" or "no_reference".
+    /// why not ("no_reference", "reference_ended", "reference_gap", "reference_stalled");
+    /// `n` gets what starts or ends now. Without live rules: "" when paired, else
+    /// "reference_ended" or "no_reference".
     std::string live_check(const PairingEvent& e, Notice& n);
     /// The synchroniser ended at the reference's end while the main had frames left
     /// (shortest=1): the notice for it (none when told already).
@@ -119,7 +122,11 @@ private:
     bool live_stalled_ = false;      ///< main frames pass unscored: a gap in the reference
     bool live_end_told_ = false;     ///< the reference's end was reported
     std::int64_t live_run_ = 0, live_run_from_ = kNoPts, live_run_to_ = kNoPts;
-    std::int64_t live_main_last_ = kNoPts; ///< the last main frame checked
+    std::int64_t live_main_end_ = kNoPts;  ///< the end of the last main frame checked
+    Notice live_main_notice_;              ///< the main's gap, told at the next free event
+    bool live_ref_over_ = false;           ///< main frames are past the reference's end
+    /// live_check()'s verdict on the reference side (the main's gap aside).
+    std::string live_reason(const PairingEvent& e, Notice& n);
     std::int64_t live_gap_pts_ = kNoPts;   ///< main frame live_check() left unscored for a gap
     std::int64_t live_gap_unscored_ = 0;   ///< main frames unscored for gaps in the reference
 };

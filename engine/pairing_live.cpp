@@ -38,24 +38,84 @@ std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
     n = Notice{};
     const std::string& pre = cfg_.prefix;
     if (!live()) return e.has_ref ? "" : e.ref_ended ? "reference_ended" : "no_reference";
-    n.pts = e.pts;
-    auto tell = [&](const char* event, const char* input, const std::string& message) {
-        n.event = event;
-        n.input = input;
-        n.message = pre + message;
+    auto tell = [&](Notice& to, const char* event, const char* input, const std::string& text) {
+        to = Notice{event, input, pre + text, e.pts};
     };
-    // the main input: a gap of more than the timeout in its own frames (told once it
-    // delivers again; its output had no frames meanwhile)
-    const std::int64_t main_gap =
-        live_main_last_ != kNoPts && e.main_pts != kNoPts ? sat_sub(e.main_pts, live_main_last_) : 0;
-    const std::int64_t main_from = live_main_last_;
-    if (e.main_pts != kNoPts) live_main_last_ = e.main_pts;
+    // A frame's duration: its own (given to frame(), not yet passed by event()), else its
+    // input's last step between two frames, else its last duration.
+    auto duration = [&](int i, std::int64_t pts, std::int64_t last_pts, std::int64_t last_dur) {
+        for (const Seen& f : queue_[i]) {
+            if (f.pts > pts) break;
+            if (f.pts == pts && f.dur > 0) return f.dur;
+        }
+        return pts == last_pts && last_dur ? last_dur : tl_step_[i] > 0 ? tl_step_[i] : tl_dur_[i];
+    };
+    // The main input: a gap of more than the timeout between the end of its previous
+    // frame and this one (told when it delivers again, after any notice of the
+    // reference's at this frame: its output had no frames meanwhile).
+    if (e.main_pts != kNoPts) {
+        if (live_main_end_ != kNoPts && sat_sub(e.main_pts, live_main_end_) > live_timeout_) {
+            tell(live_main_notice_, "resumed", "main",
+                 "the main input had no frame between " + ts(live_main_end_) + " s and " +
+                     ts(e.main_pts) + " s (more than " + ts(live_timeout_) +
+                     " s, input_timeout): the reference frames between were not scored\n");
+        }
+        const std::int64_t mdur = duration(0, e.main_pts, last_main_pts_, last_main_dur_);
+        live_main_end_ = mdur > 0 ? sat_sub(e.main_pts, -mdur) : e.main_pts;
+    }
+    const std::string why = live_reason(e, n);
+    if (n.event.empty() && !live_main_notice_.event.empty()) {
+        n = live_main_notice_;
+        live_main_notice_ = Notice{};
+    }
+    return why;
+}
 
-    if (!e.has_ref) {
-        if (!e.ref_ended) return "no_reference";
+std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
+    auto tell = [&](Notice& to, const char* event, const char* input, const std::string& text) {
+        to = Notice{event, input, cfg_.prefix + text, e.pts};
+    };
+    const bool ended = e.ref_ended;
+    if (!e.has_ref && !ended) return "no_reference";
+    // the reference frame's duration (none: the reference ended before its first frame)
+    std::int64_t dur = 0;
+    if (e.has_ref) {
+        for (const Seen& f : queue_[1]) {
+            if (f.pts > e.ref_pts) break;
+            if (f.pts == e.ref_pts) dur = f.dur;
+        }
+        if (!dur) dur = e.ref_pts == last_ref_pts_ && last_ref_dur_ ? last_ref_dur_
+                        : tl_step_[1] > 0 ? tl_step_[1] : tl_dur_[1];
+    }
+    const std::int64_t half = dur / 2;
+    const std::int64_t past = e.has_ref && e.main_pts != kNoPts && e.ref_pts != kNoPts
+                                  ? sat_sub(e.main_pts, e.ref_pts) : 0;
+    // Past the reference frame's end (the next reference frame within half a frame after
+    // a main frame within half a frame past that end: the same moment, rounded to two
+    // time bases), or half a frame or more before its start (ts_sync_mode=nearest pairs a
+    // later frame across a gap).
+    const bool rounded = e.has_next_ref && dur > 0 && e.next_ref_pts >= e.pts &&
+                         sat_sub(e.next_ref_pts, e.pts) <= half && sat_sub(past, dur) < half;
+    const bool stand_in = !e.has_ref || (dur > 0 && ((past >= dur && !rounded) || -past > half));
+    if (!stand_in) {
+        if (live_stalled_) {
+            live_stalled_ = false;
+            char count[64];
+            std::snprintf(count, sizeof count, "%" PRId64 " main frame%s", live_run_,
+                          plural(live_run_));
+            tell(n, "resumed", "reference",
+                 "the reference delivers again (its frame at " + ts(e.ref_pts) + " s, main at " +
+                     ts(e.pts) + " s): " + count + " from " + ts(live_run_from_) + " s to " +
+                     ts(live_run_to_) + " s passed through unscored\n");
+        }
+        return "";
+    }
+    if (ended) {
+        // past the reference's last frame: its end is not repeated
+        live_ref_over_ = true;
         if (!live_end_told_) {
             live_end_told_ = true;
-            tell("ended", "reference",
+            tell(n, "ended", "reference",
                  "the reference ended" +
                      (last_seen_[1] != kNoPts ? " after its frame at " + ts(last_seen_[1]) + " s"
                                               : std::string(" before its first frame")) +
@@ -65,58 +125,26 @@ std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
         }
         return "reference_ended";
     }
-    // the reference frame's duration: its own, else the reference's last step or duration
-    std::int64_t dur = 0;
-    for (const Seen& f : queue_[1]) {
-        if (f.pts > e.ref_pts) break;
-        if (f.pts == e.ref_pts) dur = f.dur;
-    }
-    if (!dur) dur = e.ref_pts == last_ref_pts_ && last_ref_dur_ ? last_ref_dur_
-                    : tl_step_[1] > 0 ? tl_step_[1] : tl_dur_[1];
-    // the next reference frame within half a frame after a main frame that lies within
-    // half a frame past this one's end: the same moment, rounded to two time bases
-    const std::int64_t half = dur / 2;
-    const bool rounded = e.has_next_ref && dur > 0 && e.next_ref_pts >= e.pts &&
-                         sat_sub(e.next_ref_pts, e.pts) <= half &&
-                         sat_sub(sat_sub(e.main_pts, e.ref_pts), dur) < half;
-    const bool stand_in = e.ref_pts != kNoPts && e.main_pts != kNoPts && dur > 0 && !rounded &&
-                          sat_sub(e.main_pts, e.ref_pts) >= dur;
-    const bool long_gap = e.has_next_ref && e.next_ref_pts != INT64_MAX &&
-                          sat_sub(e.next_ref_pts, e.ref_pts) > live_timeout_;
-    if (stand_in) {
-        if (long_gap && !live_stalled_) {
-            live_stalled_ = true;
-            live_run_ = 0;
-            live_run_from_ = e.pts;
-            tell("stalled", "reference",
-                 "the reference has no frame between " + ts(e.ref_pts) + " s and " +
-                     ts(e.next_ref_pts) + " s (more than " + ts(live_timeout_) +
-                     " s, input_timeout): main frames from " + ts(e.pts) +
-                     " s pass through unscored until it delivers again\n");
-        }
-        if (live_stalled_) {
-            ++live_run_;
-            live_run_to_ = e.pts;
-        }
-        live_gap_pts_ = e.main_pts;
-        return live_stalled_ ? "reference_stalled" : "reference_gap";
+    const std::int64_t from = past >= 0 ? e.ref_pts : last_ref_pts_;
+    const std::int64_t to = past >= 0 ? e.next_ref_pts : e.ref_pts;
+    const bool long_gap = past >= 0 ? e.has_next_ref && e.next_ref_pts != INT64_MAX &&
+                                          sat_sub(e.next_ref_pts, e.ref_pts) > live_timeout_
+                                    : from != kNoPts && sat_sub(to, from) > live_timeout_;
+    if (long_gap && !live_stalled_) {
+        live_stalled_ = true;
+        live_run_ = 0;
+        live_run_from_ = e.pts;
+        tell(n, "stalled", "reference",
+             "the reference has no frame between " + ts(from) + " s and " + ts(to) +
+                 " s (more than " + ts(live_timeout_) + " s, input_timeout): main frames from " +
+                 ts(e.pts) + " s pass through unscored until it delivers again\n");
     }
     if (live_stalled_) {
-        live_stalled_ = false;
-        char count[64];
-        std::snprintf(count, sizeof count, "%" PRId64 " main frame%s", live_run_,
-                      plural(live_run_));
-        tell("resumed", "reference",
-             "the reference delivers again (its frame at " + ts(e.ref_pts) + " s, main at " +
-                 ts(e.pts) + " s): " + count + " from " + ts(live_run_from_) + " s to " +
-                 ts(live_run_to_) + " s passed through unscored\n");
-    } else if (main_gap > live_timeout_) {
-        tell("resumed", "main",
-             "the main input had no frame between " + ts(main_from) + " s and " +
-                 ts(e.main_pts) + " s (more than " + ts(live_timeout_) +
-                 " s, input_timeout): the reference frames between were not scored\n");
+        ++live_run_;
+        live_run_to_ = e.pts;
     }
-    return "";
+    live_gap_pts_ = e.main_pts;
+    return live_stalled_ ? "reference_stalled" : "reference_gap";
 }
 
 PairingWatch::Notice PairingWatch::live_end() {
@@ -129,7 +157,8 @@ PairingWatch::Notice PairingWatch::live_end() {
     n.pts = last;
     n.message = cfg_.prefix + "the reference ended" +
                 (last != kNoPts ? " after its frame at " + ts(last) + " s" : std::string()) +
-                " while the main input had frames left: the run ends here (shortest=1)\n";
+                " while the main input had frames left: the run ends here (shortest=1 or "
+                "eof_action=endall)\n";
     return n;
 }
 

@@ -110,8 +110,8 @@ static const AVOption vmaf_cuda_options[] = {
     { "sei", "attach each frame's scores as SEI user data unregistered side data",
       OFFSET(sei), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { "input_timeout", "live rules: no main frame scored against a stand-in for a missing "
-      "reference frame (an input's end is not repeated: eof_action=pass; gaps go unscored); "
-      "gaps longer than this duration (5s, 500ms) told as they start and end",
+      "reference frame (the reference's end is not repeated, gaps go unscored, the main's end "
+      "ends the output); gaps longer than this duration (5s, 500ms) told as they start and end",
       OFFSET(input_timeout), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
     { "renditions", "encoder ladder: N distorted renditions against one reference; inputs "
       "main0..mainN-1 then reference (1: main, reference), outputs out0..outN-1 (1: default), "
@@ -206,8 +206,11 @@ static int config_output(AVFilterLink *outlink)
     if (s->renditions > 1)
         return ff_vmaf_cuda_pipeline_config_output(ctx, &s->p, FF_OUTLINK_IDX(outlink),
                                                    outlink, NULL);
-    if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0 ||
-        (ret = ff_framesync_configure(&s->fs)) < 0)
+    if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
+        return ret;
+    if (s->p.input_timeout > 0)
+        s->fs.in[0].after = EXT_STOP; /* live rules: the main's end is the output's end */
+    if ((ret = ff_framesync_configure(&s->fs)) < 0)
         return ret;
     return ff_vmaf_cuda_pipeline_config_output(ctx, &s->p, 0, outlink, &s->fs);
 }
@@ -270,10 +273,6 @@ static av_cold int init(AVFilterContext *ctx)
                    "500ms)\n", s->input_timeout);
             return AVERROR(EINVAL);
         }
-        /* an input's end is not repeated: its frames would stand in for missing ones
-         * (shortest=1 ends the run there instead) */
-        if (!s->fs.opt_shortest && s->fs.opt_eof_action != EOF_ACTION_ENDALL)
-            s->fs.opt_eof_action = EOF_ACTION_PASS;
     }
     p->out.pool = pool_method;
     p->out.precision = s->precision;

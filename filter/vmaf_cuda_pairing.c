@@ -153,6 +153,7 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
         return !!ref;
     if ((scored = vmaf_cuda_pairing_live_check(p->watch, &e, &n, &reason)) < 0)
         return AVERROR(ENOMEM);
+    p->ref_over = reason && !strcmp(reason, "reference_ended");
     if (!scored) {
         e.has_ref = 0;
         e.index = -1;

@@ -29,6 +29,7 @@ typedef struct VmafCudaPairWatch {
     int64_t observed[2];        /**< frames handed over per input (main, reference) */
     int reported;
     int live;                   /**< the library's live rules are on */
+    int ref_over;               /**< the last event's main frame is past the reference's end */
     const char *prefix;         /**< "" for the two-input filter, "rendition 2: " ... */
 } VmafCudaPairWatch;
 

@@ -78,9 +78,9 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     if (!paired) {
         if ((ret = ff_vmaf_cuda_stream_queue(&r->st, dist, NULL, -1, 0)) < 0)
             return ret;
-        /* the reference has ended (eof_action=pass): no frame will follow the ones sent,
-         * so flush now rather than hold the rest of the main stream until its end */
-        if (!ref && r->st.nb_sent && !r->st.flushed && fs->in[1].state == VMAF_CUDA_SYNC_EOF) {
+        /* past the reference's end (eof_action=pass, live rules): no frame will follow the
+         * ones sent, so flush now rather than hold the rest of the main stream until its end */
+        if (r->pairing.ref_over && r->st.nb_sent && !r->st.flushed) {
             if ((ret = ff_vmaf_cuda_stream_flush(ctx, &r->st)) < 0)
                 return ret;
             return ff_vmaf_cuda_stream_drain(ctx, &r->st, 1);

@@ -373,6 +373,8 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
     if (!fs) {
         ff_vmaf_cuda_sync_configure(&p->sync, k, ctx, mainlink, reflink, p->opt.sync);
         fs = &p->sync.r[k].fs;
+        if (p->input_timeout > 0)
+            p->sync.r[k].in[0].after = EXT_STOP; /* live rules: as the two-input filter */
     }
     ff_vmaf_cuda_pairing_uninit(&r->pairing);
     if ((ret = ff_vmaf_cuda_pairing_init(&r->pairing, fs, ff_filter_link(mainlink)->frame_rate,

@@ -183,9 +183,6 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         snprintf(num, sizeof(num), "%"PRId64, p.index);
         av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
     }
-    /* what the live rules told at this frame, in order with the frames' lines */
-    if (st->live && (ret = ff_vmaf_cuda_live_event(ctx, st->live, out)) > 0 && !st->output_error)
-        st->output_error = AVERROR(EIO);
     if (scores && st->live) {  /* the scores, windows, SEI: the library's (live_ff.h) */
         ret = ff_vmaf_cuda_live_attach(ctx, st->live, out, scores);
         if (ret < 0) {
@@ -195,6 +192,10 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         if (ret > 0 && !st->output_error)
             st->output_error = AVERROR(EIO); /* the NDJSON stream lost lines: said there */
     }
+    /* what the live rules told at this frame, after its own lines (a file cut back to
+     * the frames output keeps it with them) */
+    if (st->live && (ret = ff_vmaf_cuda_live_event(ctx, st->live, out)) > 0 && !st->output_error)
+        st->output_error = AVERROR(EIO);
     if ((ret = av_fifo_write(st->out_index, &p.index, 1)) < 0) {
         av_frame_free(&out);
         return ret;

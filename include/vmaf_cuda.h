@@ -659,7 +659,9 @@ int vmaf_cuda_live_truncate(VmafCudaLive *l, uint64_t frames);
 const char *vmaf_cuda_live_error(const VmafCudaLive *l);
 
 /**
- * Writes an event line into the NDJSON stream (API 8), in order with the frame lines:
+ * Writes an event line into the NDJSON stream (API 8), in order with the frame lines
+ * (the filter writes it after the lines of the frame it came with; vmaf_cuda_live_truncate()
+ * cuts where the first frame not output starts, so it stays with its frame):
  * {"type":"event","event":EVENT,"input":INPUT,"pts_time":T,"message":MESSAGE}, T the
  * time of `pts` in the live state's time base (null without `has_pts`), INPUT omitted
  * when NULL, MESSAGE without a trailing newline. What a live run reports at once: an
@@ -762,14 +764,15 @@ int vmaf_cuda_pairing_report(const VmafCudaPairing *p, char *buf, size_t size);
 
 /**
  * Live rules (API 8), for a run beside a live feed, where nothing stands in for a missing
- * frame: an input's end is not repeated (the synchroniser is set to pass main frames
- * after the reference's end through unscored, FFmpeg's eof_action=pass), and a main frame
- * whose time lies past its reference frame's duration where the reference has a gap
- * (dropped frames, a stall, the frames a stop cut off) passes through unscored (the next
- * reference frame within half a frame after it is rounding, not a gap). A gap of more
- * than `timeout` ticks (> 0) is told when it starts and ends. Decided on the frames'
- * timestamps and durations (vmaf_cuda_pairing_frame()). Errors: EINVAL (NULL, timeout
- * not > 0).
+ * frame: a main frame whose time lies past its reference frame's duration, where the
+ * reference has a gap (dropped frames, a stall, the frames a stop cut off) or has ended,
+ * passes through unscored, and so does one paired with a reference frame more than half a
+ * frame after it (a nearest-frame synchroniser across a gap). The next reference frame
+ * within half a frame after a main frame within half a frame past the reference frame's
+ * end is rounding (two time bases), not a gap. A gap of more than `timeout` ticks (> 0)
+ * is told when it starts and ends. Decided on the frames' timestamps and durations
+ * (vmaf_cuda_pairing_frame()). The caller ends its output at the main input's end (no
+ * main frame is repeated). Errors: EINVAL (NULL, timeout not > 0).
  */
 int vmaf_cuda_pairing_set_live(VmafCudaPairing *p, int64_t timeout);
 

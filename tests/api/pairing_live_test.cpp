@@ -154,7 +154,8 @@ TEST_CASE("live rules: the reference's end, shortest=1, the main's gap, without 
     REQUIRE(vmaf_cuda_pairing_live_end(s.p, &n) == VMAF_CUDA_OK);
     CHECK(std::string(n.event) == "ended");
     CHECK(std::string(n.message) == "the reference ended after its frame at 0 s while the main "
-                                    "input had frames left: the run ends here (shortest=1)\n");
+                                    "input had frames left: the run ends here (shortest=1 or "
+                                    "eof_action=endall)\n");
 
     Live m(240);
     m.frames(1, {0, 10, 500});
@@ -163,7 +164,7 @@ TEST_CASE("live rules: the reference's end, shortest=1, the main's gap, without 
     CHECK(m.check(500, 500, -1, n).empty());
     CHECK(std::string(n.event) == "resumed");
     CHECK(std::string(n.input) == "main");
-    CHECK(std::string(n.message) == "the main input had no frame between 0 s and 2.083333 s "
+    CHECK(std::string(n.message) == "the main input had no frame between 0.0416667 s and 2.083333 s "
                                     "(more than 1 s, input_timeout): the reference frames "
                                     "between were not scored\n");
 
@@ -176,6 +177,60 @@ TEST_CASE("live rules: the reference's end, shortest=1, the main's gap, without 
     CHECK(n.event[0] == 0);
     REQUIRE(vmaf_cuda_pairing_live_end(off.p, &n) == VMAF_CUDA_OK);
     CHECK(n.event[0] == 0);
+}
+
+TEST_CASE("live rules: the reference's last frame covers its duration; a nearer later frame "
+          "across a gap; a timeout below a frame; a main gap inside a reference stall",
+          "[api][pairing]") {
+    VmafCudaPairingNotice n;
+    // a main at twice the reference's rate: the last reference frame covers two main
+    // frames (framesync repeats it after its end; the live rules judge by its duration)
+    Live h(240);
+    h.frames(1, {0, 10}, 10);
+    h.frames(0, {0, 5, 10, 15, 20}, 5);
+    CHECK(h.check(0, 0, 10, n).empty());
+    CHECK(h.check(5, 0, 10, n).empty());
+    CHECK(h.check(10, 10, -2, n).empty());
+    CHECK(h.check(15, 10, -2, n).empty());
+    CHECK(n.event[0] == 0);
+    CHECK(h.check(20, 10, -2, n) == "reference_ended");
+    CHECK(std::string(n.event) == "ended");
+
+    // ts_sync_mode=nearest pairs the frame after a gap when it is nearer: a stand-in too
+    Live s(240);
+    s.frames(1, {0, 10, 50}, 10);
+    s.frames(0, {0, 10, 20, 30, 40, 50}, 10);
+    CHECK(s.check(0, 0, 10, n).empty());
+    CHECK(s.check(10, 10, 50, n).empty());
+    CHECK(s.check(20, 10, 50, n) == "reference_gap");
+    CHECK(s.check(30, 50, 60, n) == "reference_gap");
+    CHECK(s.check(40, 50, 60, n) == "reference_gap");
+    CHECK(s.check(50, 50, 60, n).empty());
+    CHECK(n.event[0] == 0);
+
+    // a timeout below one frame: frames one after another are no gap of the main
+    Live t(4);
+    t.frames(1, {0, 10, 20}, 10);
+    t.frames(0, {0, 10, 20}, 10);
+    for (long f = 0; f <= 20; f += 10) {
+        CHECK(t.check(f, f, f + 10, n).empty());
+        CHECK(n.event[0] == 0);
+    }
+
+    // the main's gap ends where a reference stall starts: told at the next event
+    Live g(100);
+    g.frames(1, {0, 10, 400}, 10);
+    g.frames(0, {0, 300, 310, 400}, 10);
+    CHECK(g.check(0, 0, 10, n).empty());
+    CHECK(g.check(300, 10, 400, n) == "reference_stalled");
+    CHECK(std::string(n.event) == "stalled");
+    CHECK(g.check(310, 10, 400, n) == "reference_stalled");
+    CHECK(std::string(n.event) == "resumed");
+    CHECK(std::string(n.input) == "main");
+    CHECK(std::string(n.message).rfind("the main input had no frame between 0.0416667 s and 1.25 s", 0) == 0);
+    CHECK(g.check(400, 400, -2, n).empty());
+    CHECK(std::string(n.event) == "resumed");
+    CHECK(std::string(n.input) == "reference");
 }
 
 TEST_CASE("live rules: errors and saturating arithmetic", "[api][pairing]") {

@@ -35,14 +35,14 @@ def golden(r):
             for row in rows[1:] if row[0].isdigit()]
 
 
-def run_live(r, dis, ref, options, pre="[0:v][1:v]", hw=False, name="live", extra=()):
+def run_live(r, dis, ref, options, pre="[0:v][1:v]", hw=False, name="live", out_opts=()):
     """vmaf_cuda with the NDJSON stream at full precision and the unscored frames printed;
     returns (NDJSON lines as dicts, filter warnings, unscored reasons, output frames)."""
     nd = r.tmp(name + ".ndjson")
     graph = (pre + "vmaf_cuda=log_fmt=ndjson:log_path=%s:precision=max%s%s,"
              "metadata=mode=print:key=lavfi.vmaf.unscored" % (nd, backend(hw), options))
-    _, err, _ = r.ffmpeg_run(["-loglevel", "level+info"] + list(extra) + ["-i", dis] +
-                             ["-i", ref, "-an", "-lavfi", graph, "-f", "null", "-"])
+    _, err, _ = r.ffmpeg_run(["-loglevel", "level+info", "-i", dis, "-i", ref, "-an", "-lavfi",
+                              graph] + list(out_opts) + ["-f", "null", "-"])
     return read_ndjson(nd), WARN_RE.findall(err), unscored_reasons(err), frames_out(err)
 
 
@@ -118,11 +118,11 @@ def case_live_gap(r, c, hw=False):
     got = events(lines)
     if got != [("stalled", "reference", 1.666667, stall), ("resumed", "reference", 3.666667, resume)]:
         _fail("gaps: event lines %s" % got)
-    # the event lines come in order with the frame lines (the unscored frames between
-    # them have none)
+    # the event lines come in order with the frame lines, after the line of the frame
+    # they came with (the unscored frames of the stall have none)
     order = [l.get("event") or round(l.get("pts_time") or 0, 6) for l in lines
              if l["type"] != "pooled"]
-    if order[39:43] != [1.625, "stalled", "resumed", 3.666667]:
+    if order[39:43] != [1.625, "stalled", 3.666667, "resumed"]:
         _fail("gaps: lines around the stall: %s" % order[37:44])
     jump = ("the reference input's timestamps jump ahead by 2 s at its frame 40 (from 1.625 s "
             "to 3.666667 s): frames lost or a stall; paired by its timestamps")
@@ -133,6 +133,18 @@ def case_live_gap(r, c, hw=False):
         _fail("gaps: warnings %s" % warns)
     if reasons != ["reference_stalled"] * 48 + ["reference_gap"] * 3 or out != 120:
         _fail("gaps: unscored %s, %s frames out" % (reasons, out))
+    # -frames:v 60 (40 scored frames, then 20 unscored in the stall): the NDJSON file is
+    # cut back to the frames output and keeps the event line of the stall's first frame
+    lines, _, _, out = run_live(r, dis, ref, ":input_timeout=1s", hw=hw, name="live_frames",
+                                out_opts=["-frames:v", "60"])
+    if check_pairs("-frames:v 60", lines, gold) != list(range(40)) or out != 60 or \
+            events(lines) != [("stalled", "reference", 1.666667, stall)]:
+        _fail("-frames:v 60: %s out, events %s" % (out, events(lines)))
+    # ts_sync_mode=nearest pairs the frame after a gap when it is nearer: unscored too
+    lines, _, reasons, _ = run_live(r, dis, ref, ":input_timeout=1s:ts_sync_mode=nearest",
+                                    hw=hw, name="live_nearest")
+    if check_pairs("nearest", lines, gold) != want or len(reasons) != 51:
+        _fail("ts_sync_mode=nearest: %d unscored" % len(reasons))
     # a ladder's renditions follow the same rules (its own copy of framesync's)
     nd = r.tmp("live_ladder%d.ndjson")
     r.ffmpeg_run(["-i", dis, "-i", ref, "-an", "-lavfi",
@@ -175,7 +187,7 @@ def case_live_end(r, c, hw=False):
     lines, warns, reasons, out = run_live(r, dis, ref, ":input_timeout=5s:shortest=1", pre=pre,
                                           hw=hw, name="live_shortest")
     told = ("the reference ended after its frame at 2.458333 s while the main input had frames "
-            "left: the run ends here (shortest=1)")
+            "left: the run ends here (shortest=1 or eof_action=endall)")
     if check_pairs("shortest", lines, gold) != list(range(60)) or \
             events(lines) != [("ended", "reference", None, told)] or out != 60 or reasons:
         _fail("shortest=1: events %s, %s out, unscored %s" % (events(lines), out, reasons))
