@@ -161,11 +161,11 @@ int vmaf_cuda_pairing_live_check(VmafCudaPairing* p, const VmafCudaPairingEvent*
     }
 }
 
-int vmaf_cuda_pairing_live_end(VmafCudaPairing* p, VmafCudaPairingNotice* n) {
+int vmaf_cuda_pairing_live_end(VmafCudaPairing* p, int reference_ended, VmafCudaPairingNotice* n) {
     if (n) *n = VmafCudaPairingNotice{};
     if (!p || !n) return VMAF_CUDA_EINVAL;
     try {
-        fill_notice(p->watch.live_end(), *n);
+        fill_notice(p->watch.live_end(reference_ended != 0), *n);
         return VMAF_CUDA_OK;
     } catch (const std::bad_alloc&) {
         return VMAF_CUDA_ENOMEM;

@@ -150,24 +150,25 @@ std::string PairingWatch::event(const PairingEvent& e) {
     // framesync repeats a main frame only after the main input ended; within the frame's
     // duration that is a higher reference frame rate, past it a repeat
     if (nb_pairs_ && e.main_pts == last_main_pts_) {
-        if (!last_main_dur_ || e.pts >= e.main_pts + last_main_dur_) ++main_repeated_;
+        if (!last_main_dur_ || e.pts >= sat_add(e.main_pts, last_main_dur_)) ++main_repeated_;
     } else {
-        if (!new_ref && e.ref_ended && (!last_ref_dur_ || e.pts >= e.ref_pts + last_ref_dur_))
+        if (!new_ref && e.ref_ended && (!last_ref_dur_ || e.pts >= sat_add(e.ref_pts, last_ref_dur_)))
             ++ref_repeated_;
         // The next reference frame within half a frame of this main frame: the same
         // moment, its timestamp rounded up past the main's (two time bases, e.g. MKV's
         // 1 ms and MP4's 1/24000 s), not a gap on either side.
         const bool rounded = e.has_next_ref && last_ref_dur_ && e.next_ref_pts >= e.pts &&
-                             2 * (e.next_ref_pts - e.pts) <= last_ref_dur_;
+                             sat_sub(e.next_ref_pts, e.pts) <= last_ref_dur_ / 2;
         if (rounded) rounded_next_ = e.next_ref_pts;
         // a reference frame paired again past its duration while the reference goes on:
         // a gap in the reference (dropped frames), the main frame scored against an older
         // picture
-        if (!new_ref && !e.ref_ended && last_ref_dur_ && e.pts >= e.ref_pts + last_ref_dur_ &&
+        if (!new_ref && !e.ref_ended && last_ref_dur_ && e.pts >= sat_add(e.ref_pts, last_ref_dur_) &&
             !rounded)
             ++ref_reused_;
         // ts_sync_mode=nearest's rule (FFmpeg's framesync_advance)
-        if (e.has_next_ref && e.ref_pts != kNoPts && e.next_ref_pts - e.pts < e.pts - e.ref_pts)
+        if (e.has_next_ref && e.ref_pts != kNoPts &&
+            sat_sub(e.next_ref_pts, e.pts) < sat_sub(e.pts, e.ref_pts))
             ++nearer_;
     }
     first_pair_ = !nb_pairs_;
@@ -207,7 +208,7 @@ std::string PairingWatch::report() const {
                     live_gap_unscored_, plural(live_gap_unscored_));
 
     const std::int64_t offset = first_pts_[0] != kNoPts && first_pts_[1] != kNoPts
-                                    ? std::llabs(first_pts_[0] - first_pts_[1]) : 0;
+                                    ? std::llabs(sat_sub(first_pts_[0], first_pts_[1])) : 0;
     const std::int64_t dur = first_dur_[0] ? first_dur_[0] : first_dur_[1];
     const std::int64_t half = dur / 2;
     if (!observed_[1]) {

@@ -18,6 +18,18 @@ namespace vmaf_cuda::engine {
 /// AV_NOPTS_VALUE) is "none".
 constexpr std::int64_t kNoPts = INT64_MIN;
 
+/// a + b and a - b saturating at the int64 limits (INT64_MIN + 1, kNoPts stays free):
+/// hostile timestamps must not overflow.
+inline std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN + 1 - b) return INT64_MIN + 1;
+    return a + b;
+}
+inline std::int64_t sat_sub(std::int64_t a, std::int64_t b) {
+    if (b == INT64_MIN) return a >= 0 ? INT64_MAX : a - b;
+    return sat_add(a, -b);
+}
+
 /// A time as FFmpeg's av_ts_make_time_string2() prints it (seconds with 6 significant
 /// decimals, trailing zeros and point dropped, "NOPTS" for kNoPts): the words of the
 /// filter's messages.
@@ -80,9 +92,10 @@ public:
     /// `n` gets what starts or ends now. Without live rules: "" when paired, else
     /// "reference_ended" or "no_reference".
     std::string live_check(const PairingEvent& e, Notice& n);
-    /// The synchroniser ended at the reference's end while the main had frames left
-    /// (shortest=1): the notice for it (none when told already).
-    Notice live_end();
+    /// At the synchroniser's end, until it returns no event: a notice still pending, then
+    /// with `reference_ended` (it ended there while the main had frames left: shortest=1)
+    /// the notice for that (none when told already).
+    Notice live_end(bool reference_ended);
 
 private:
     struct Seen {

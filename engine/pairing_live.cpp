@@ -26,12 +26,6 @@ namespace {
 
 const char* plural(std::int64_t n) { return n == 1 ? "" : "s"; }
 
-std::int64_t sat_sub(std::int64_t a, std::int64_t b) {
-    if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
-    if (b > 0 && a < INT64_MIN + 1 + b) return INT64_MIN + 1;
-    return a - b;
-}
-
 } // namespace
 
 std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
@@ -61,7 +55,7 @@ std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
                      " s, input_timeout): the reference frames between were not scored\n");
         }
         const std::int64_t mdur = duration(0, e.main_pts, last_main_pts_, last_main_dur_);
-        live_main_end_ = mdur > 0 ? sat_sub(e.main_pts, -mdur) : e.main_pts;
+        live_main_end_ = mdur > 0 ? sat_add(e.main_pts, mdur) : e.main_pts;
     }
     const std::string why = live_reason(e, n);
     if (n.event.empty() && !live_main_notice_.event.empty()) {
@@ -147,9 +141,13 @@ std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
     return live_stalled_ ? "reference_stalled" : "reference_gap";
 }
 
-PairingWatch::Notice PairingWatch::live_end() {
+PairingWatch::Notice PairingWatch::live_end(bool reference_ended) {
     Notice n;
-    if (!live() || live_end_told_) return n;
+    if (live() && !live_main_notice_.event.empty()) {
+        std::swap(n, live_main_notice_);
+        return n;
+    }
+    if (!live() || !reference_ended || live_end_told_) return n;
     live_end_told_ = true;
     const std::int64_t last = last_seen_[1];
     n.event = "ended";

@@ -178,15 +178,17 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
 }
 
 int ff_vmaf_cuda_pairing_live_end(VmafCudaPairWatch *p, AVFilterContext *ctx,
-                                  VmafCudaLive *live)
+                                  int reference_ended, VmafCudaLive *live)
 {
     VmafCudaPairingNotice n;
+    int failed = 0;
 
-    if (!p->watch || !p->live || vmaf_cuda_pairing_live_end(p->watch, &n) < 0 ||
-        !n.event[0])
-        return 0;
-    av_log(ctx, AV_LOG_WARNING, "%s", n.message);
-    return live && vmaf_cuda_live_event(live, n.event, n.input, 0, 0, n.message) < 0;
+    while (p->watch && p->live &&
+           vmaf_cuda_pairing_live_end(p->watch, reference_ended, &n) >= 0 && n.event[0]) {
+        av_log(ctx, AV_LOG_WARNING, "%s", n.message);
+        failed |= live && vmaf_cuda_live_event(live, n.event, n.input, 0, 0, n.message) < 0;
+    }
+    return failed;
 }
 
 void ff_vmaf_cuda_pairing_report(VmafCudaPairWatch *p, AVFilterContext *ctx)

@@ -62,11 +62,12 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
                                AVFrame *dist, const AVFrame *ref, int64_t index,
                                VmafCudaSession *vs);
 
-/** Framesync ended at the reference's end while the main had frames left (live rules,
- *  shortest=1). Logs the notice and writes it into the NDJSON stream of `live` (may be
- *  NULL). Returns 0, or 1 when the stream failed. */
+/** Framesync ended (live rules): the notices still to tell (`reference_ended`: it ended
+ *  at the reference's end while the main had frames left, shortest=1), each logged and
+ *  written into the NDJSON stream of `live` (may be NULL). Returns 0, or 1 when the
+ *  stream failed. */
 int ff_vmaf_cuda_pairing_live_end(VmafCudaPairWatch *p, AVFilterContext *ctx,
-                                  VmafCudaLive *live);
+                                  int reference_ended, VmafCudaLive *live);
 
 /** Logs the end-of-stream warnings on ctx (once; nothing on aligned inputs). Needs no
  *  link: callable from uninit (a ladder reports its renditions there, in order). */

@@ -160,10 +160,10 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
     return 0;
 }
 
-/** Live rules with shortest=1: the reference's end ended rendition k's pairing while
- *  the main had frames left, told now (after the frames' NDJSON lines). Framesync knew
- *  the main's next frame before it took the reference's end (not what happens to be
- *  queued), so identical runs say the same. */
+/** Live rules: what is still to tell at the end of rendition k's pairing (after the
+ *  frames' NDJSON lines), with shortest=1 the reference's end when it ended the pairing
+ *  while the main had frames left. Framesync knew the main's next frame before it took
+ *  the reference's end (not what happens to be queued), so identical runs say the same. */
 static void tell_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k)
 {
     VmafCudaRendition *r = &p->r[k];
@@ -171,8 +171,9 @@ static void tell_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k)
     const FFFrameSyncIn *in = fs->in;
     const int ref_end = in[1].state == VMAF_CUDA_SYNC_EOF || (in[1].have_next && !in[1].frame_next);
 
-    if (p->input_timeout > 0 && ref_end && in[0].have_next && in[0].frame_next &&
-        ff_vmaf_cuda_pairing_live_end(&r->pairing, ctx, r->st.live) && !r->st.output_error)
+    if (p->input_timeout > 0 &&
+        ff_vmaf_cuda_pairing_live_end(&r->pairing, ctx, ref_end && in[0].have_next &&
+                                      in[0].frame_next, r->st.live) && !r->st.output_error)
         r->st.output_error = AVERROR(EIO); /* the NDJSON stream failed: said there */
 }
 

@@ -800,13 +800,15 @@ int vmaf_cuda_pairing_live_check(VmafCudaPairing *p, const VmafCudaPairingEvent 
                                  VmafCudaPairingNotice *n, const char **reason);
 
 /**
- * The synchroniser ended at the reference's end while the main input had frames left
- * (shortest=1 ends the run there): fills `n` with the notice "ended" (API 8; nothing
- * without live rules, or when the reference's end was told already). (The main input's
- * end is the output's end: no notice; which of the reference's frames were left then is
- * not known to a synchroniser that has not read them.) Errors: EINVAL (NULL), ENOMEM.
+ * At the synchroniser's end (API 8), call until n->event is "": first a notice still
+ * pending (the main's gap, when the reference had a notice of its own at the last
+ * frame), then, with `reference_ended` (the synchroniser ended at the reference's end
+ * while the main input had frames left: shortest=1 or eof_action=endall), the notice
+ * "ended" (unless told already). Nothing without live rules. (The main input's end is the
+ * output's end: no notice; which of the reference's frames were left then is not known
+ * to a synchroniser that has not read them.) Errors: EINVAL (NULL), ENOMEM.
  */
-int vmaf_cuda_pairing_live_end(VmafCudaPairing *p, VmafCudaPairingNotice *n);
+int vmaf_cuda_pairing_live_end(VmafCudaPairing *p, int reference_ended, VmafCudaPairingNotice *n);
 
 /** Closes the pairing watch; NULL is a no-op. */
 void vmaf_cuda_pairing_close(VmafCudaPairing *p);

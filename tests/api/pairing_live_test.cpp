@@ -144,14 +144,14 @@ TEST_CASE("live rules: the reference's end, shortest=1, the main's gap, without 
           "pass through unscored (input_timeout: an input's end is not repeated)\n");
     CHECK(w.check(30, -1, -2, n) == "reference_ended");
     CHECK(n.event[0] == 0);
-    REQUIRE(vmaf_cuda_pairing_live_end(w.p, &n) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_pairing_live_end(w.p, 1, &n) == VMAF_CUDA_OK);
     CHECK(n.event[0] == 0); // told already
 
     Live s(240);
     s.frames(1, {0});
     s.frames(0, {0, 10});
     CHECK(s.check(0, 0, -2, n).empty());
-    REQUIRE(vmaf_cuda_pairing_live_end(s.p, &n) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_pairing_live_end(s.p, 1, &n) == VMAF_CUDA_OK);
     CHECK(std::string(n.event) == "ended");
     CHECK(std::string(n.message) == "the reference ended after its frame at 0 s while the main "
                                     "input had frames left: the run ends here (shortest=1 or "
@@ -175,7 +175,7 @@ TEST_CASE("live rules: the reference's end, shortest=1, the main's gap, without 
     CHECK(off.check(500, 0, -1, n).empty());
     CHECK(off.check(20, -1, -2, n) == "reference_ended");
     CHECK(n.event[0] == 0);
-    REQUIRE(vmaf_cuda_pairing_live_end(off.p, &n) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_pairing_live_end(off.p, 1, &n) == VMAF_CUDA_OK);
     CHECK(n.event[0] == 0);
 }
 
@@ -231,6 +231,25 @@ TEST_CASE("live rules: the reference's last frame covers its duration; a nearer 
     CHECK(g.check(400, 400, -2, n).empty());
     CHECK(std::string(n.event) == "resumed");
     CHECK(std::string(n.input) == "reference");
+
+    // the same at the main's last frame: the main's gap is told at the end
+    Live e(100);
+    e.frames(1, {0, 10, 400}, 10);
+    e.frames(0, {0, 400}, 10);
+    CHECK(e.check(0, 0, 10, n).empty());
+    CHECK(e.check(400, 400, -2, n).empty()); // (no stand-in: the reference is there again)
+    CHECK(std::string(n.input) == "main");
+    Live f(100);
+    f.frames(1, {0, 10, 400}, 10);
+    f.frames(0, {0, 300}, 10);
+    CHECK(f.check(0, 0, 10, n).empty());
+    CHECK(f.check(300, 10, 400, n) == "reference_stalled");
+    CHECK(std::string(n.event) == "stalled");
+    REQUIRE(vmaf_cuda_pairing_live_end(f.p, 0, &n) == VMAF_CUDA_OK);
+    CHECK(std::string(n.event) == "resumed");
+    CHECK(std::string(n.input) == "main");
+    REQUIRE(vmaf_cuda_pairing_live_end(f.p, 0, &n) == VMAF_CUDA_OK);
+    CHECK(n.event[0] == 0);
 }
 
 TEST_CASE("live rules: errors and saturating arithmetic", "[api][pairing]") {
@@ -242,7 +261,7 @@ TEST_CASE("live rules: errors and saturating arithmetic", "[api][pairing]") {
     CHECK(vmaf_cuda_pairing_set_live(w.p, -5) == VMAF_CUDA_EINVAL);
     CHECK(vmaf_cuda_pairing_live_check(w.p, nullptr, &n, nullptr) == VMAF_CUDA_EINVAL);
     CHECK(vmaf_cuda_pairing_live_check(w.p, &e, nullptr, nullptr) == VMAF_CUDA_EINVAL);
-    CHECK(vmaf_cuda_pairing_live_end(nullptr, &n) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_pairing_live_end(nullptr, 1, &n) == VMAF_CUDA_EINVAL);
     Live x(INT64_MAX);
     x.frames(1, {INT64_MIN + 1, INT64_MAX - 1}, INT64_MAX);
     x.frames(0, {INT64_MIN + 1, INT64_MAX - 1}, 1);
