@@ -140,6 +140,13 @@ private:
     bool live_ref_over_ = false;           ///< main frames are past the reference's end
     /// live_check()'s verdict on the reference side (the main's gap aside).
     std::string live_reason(const PairingEvent& e, Notice& n);
+    /// Input i's frame at `pts`: its own duration (given to frame(), not yet passed by
+    /// event()), else the input's last step between two frames, else its last duration;
+    /// last_pts / last_dur: the input's last frame an event used.
+    std::int64_t live_duration(int i, std::int64_t pts, std::int64_t last_pts,
+                               std::int64_t last_dur) const;
+    Notice live_notice(const PairingEvent& e, const char* event, const char* input,
+                       const std::string& text) const;
     std::int64_t live_gap_pts_ = kNoPts;   ///< main frame live_check() left unscored for a gap
     std::int64_t live_gap_unscored_ = 0;   ///< main frames unscored for gaps in the reference
 };

@@ -28,33 +28,35 @@ const char* plural(std::int64_t n) { return n == 1 ? "" : "s"; }
 
 } // namespace
 
+std::int64_t PairingWatch::live_duration(int i, std::int64_t pts, std::int64_t last_pts,
+                                         std::int64_t last_dur) const {
+    for (const Seen& f : queue_[i]) {
+        if (f.pts > pts) break;
+        if (f.pts == pts && f.dur > 0) return f.dur;
+    }
+    return pts == last_pts && last_dur ? last_dur : tl_step_[i] > 0 ? tl_step_[i] : tl_dur_[i];
+}
+
+PairingWatch::Notice PairingWatch::live_notice(const PairingEvent& e, const char* event,
+                                               const char* input, const std::string& text) const {
+    return Notice{event, input, cfg_.prefix + text, e.pts};
+}
+
 std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
     n = Notice{};
-    const std::string& pre = cfg_.prefix;
     if (!live()) return e.has_ref ? "" : e.ref_ended ? "reference_ended" : "no_reference";
-    auto tell = [&](Notice& to, const char* event, const char* input, const std::string& text) {
-        to = Notice{event, input, pre + text, e.pts};
-    };
-    // A frame's duration: its own (given to frame(), not yet passed by event()), else its
-    // input's last step between two frames, else its last duration.
-    auto duration = [&](int i, std::int64_t pts, std::int64_t last_pts, std::int64_t last_dur) {
-        for (const Seen& f : queue_[i]) {
-            if (f.pts > pts) break;
-            if (f.pts == pts && f.dur > 0) return f.dur;
-        }
-        return pts == last_pts && last_dur ? last_dur : tl_step_[i] > 0 ? tl_step_[i] : tl_dur_[i];
-    };
     // The main input: a gap of more than the timeout between the end of its previous
     // frame and this one (told when it delivers again, after any notice of the
     // reference's at this frame: its output had no frames meanwhile).
     if (e.main_pts != kNoPts) {
         if (live_main_end_ != kNoPts && sat_sub(e.main_pts, live_main_end_) > live_timeout_) {
-            tell(live_main_notice_, "resumed", "main",
-                 "the main input had no frame between " + ts(live_main_end_) + " s and " +
-                     ts(e.main_pts) + " s (more than " + ts(live_timeout_) +
-                     " s, input_timeout): the reference frames between were not scored\n");
+            live_main_notice_ = live_notice(
+                e, "resumed", "main",
+                "the main input had no frame between " + ts(live_main_end_) + " s and " +
+                    ts(e.main_pts) + " s (more than " + ts(live_timeout_) +
+                    " s, input_timeout): the reference frames between were not scored\n");
         }
-        const std::int64_t mdur = duration(0, e.main_pts, last_main_pts_, last_main_dur_);
+        const std::int64_t mdur = live_duration(0, e.main_pts, last_main_pts_, last_main_dur_);
         live_main_end_ = mdur > 0 ? sat_add(e.main_pts, mdur) : e.main_pts;
     }
     const std::string why = live_reason(e, n);
@@ -66,21 +68,10 @@ std::string PairingWatch::live_check(const PairingEvent& e, Notice& n) {
 }
 
 std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
-    auto tell = [&](Notice& to, const char* event, const char* input, const std::string& text) {
-        to = Notice{event, input, cfg_.prefix + text, e.pts};
-    };
     const bool ended = e.ref_ended;
     if (!e.has_ref && !ended) return "no_reference";
     // the reference frame's duration (none: the reference ended before its first frame)
-    std::int64_t dur = 0;
-    if (e.has_ref) {
-        for (const Seen& f : queue_[1]) {
-            if (f.pts > e.ref_pts) break;
-            if (f.pts == e.ref_pts) dur = f.dur;
-        }
-        if (!dur) dur = e.ref_pts == last_ref_pts_ && last_ref_dur_ ? last_ref_dur_
-                        : tl_step_[1] > 0 ? tl_step_[1] : tl_dur_[1];
-    }
+    const std::int64_t dur = e.has_ref ? live_duration(1, e.ref_pts, last_ref_pts_, last_ref_dur_) : 0;
     const std::int64_t half = dur / 2;
     const std::int64_t past = e.has_ref && e.main_pts != kNoPts && e.ref_pts != kNoPts
                                   ? sat_sub(e.main_pts, e.ref_pts) : 0;
@@ -97,7 +88,7 @@ std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
             char count[64];
             std::snprintf(count, sizeof count, "%" PRId64 " main frame%s", live_run_,
                           plural(live_run_));
-            tell(n, "resumed", "reference",
+            n = live_notice(e, "resumed", "reference",
                  "the reference delivers again (its frame at " + ts(e.ref_pts) + " s, main at " +
                      ts(e.pts) + " s): " + count + " from " + ts(live_run_from_) + " s to " +
                      ts(live_run_to_) + " s passed through unscored\n");
@@ -109,7 +100,7 @@ std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
         live_ref_over_ = true;
         if (!live_end_told_) {
             live_end_told_ = true;
-            tell(n, "ended", "reference",
+            n = live_notice(e, "ended", "reference",
                  "the reference ended" +
                      (last_seen_[1] != kNoPts ? " after its frame at " + ts(last_seen_[1]) + " s"
                                               : std::string(" before its first frame")) +
@@ -128,7 +119,7 @@ std::string PairingWatch::live_reason(const PairingEvent& e, Notice& n) {
         live_stalled_ = true;
         live_run_ = 0;
         live_run_from_ = e.pts;
-        tell(n, "stalled", "reference",
+        n = live_notice(e, "stalled", "reference",
              "the reference has no frame between " + ts(from) + " s and " + ts(to) +
                  " s (more than " + ts(live_timeout_) + " s, input_timeout): main frames from " +
                  ts(e.pts) + " s pass through unscored until it delivers again\n");
