@@ -13,6 +13,7 @@
 
 #include "filters.h"
 #include "vmaf_cuda_pairing.h"
+#include "vmaf_cuda_sync.h"
 
 int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRational main_rate,
                               AVRational ref_rate, const char *prefix, double live_timeout)
@@ -135,11 +136,9 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
                                AVFrame *dist, const AVFrame *ref, int64_t index,
                                VmafCudaSession *vs)
 {
-    /* the reference's end: framesync holds its EOF as a next "frame" of NULL, then (no
-     * repeat) as its state */
     VmafCudaPairingEvent e = {
         .pts = fs->pts, .main_pts = fs->in[0].pts, .has_ref = !!ref, .ref_pts = fs->in[1].pts,
-        .ref_ended = (fs->in[1].have_next && !fs->in[1].frame_next) || fs->in[1].state == 2 /* framesync.c's STATE_EOF */,
+        .ref_ended = ff_vmaf_cuda_sync_ended(&fs->in[1]),
         .has_next_ref = fs->in[1].have_next && fs->in[1].frame_next,
         .next_ref_pts = fs->in[1].pts_next, .index = index,
     };

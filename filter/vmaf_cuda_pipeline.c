@@ -169,11 +169,11 @@ static void tell_end(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k)
     VmafCudaRendition *r = &p->r[k];
     const FFFrameSync *fs = p->n > 1 ? &p->sync.r[k].fs : p->opt.sync;
     const FFFrameSyncIn *in = fs->in;
-    const int ref_end = in[1].state == VMAF_CUDA_SYNC_EOF || (in[1].have_next && !in[1].frame_next);
 
     if (p->input_timeout > 0 &&
-        ff_vmaf_cuda_pairing_live_end(&r->pairing, ctx, ref_end && in[0].have_next &&
-                                      in[0].frame_next, r->st.live) && !r->st.output_error)
+        ff_vmaf_cuda_pairing_live_end(&r->pairing, ctx, ff_vmaf_cuda_sync_ended(&in[1]) &&
+                                      in[0].have_next && in[0].frame_next, r->st.live) &&
+        !r->st.output_error)
         r->st.output_error = AVERROR(EIO); /* the NDJSON stream failed: said there */
 }
 

@@ -32,6 +32,13 @@
 /** framesync.c's input states (FFFrameSyncIn.state), the same in 7.1, 8.1 and 9.0. */
 enum { VMAF_CUDA_SYNC_BOF, VMAF_CUDA_SYNC_RUN, VMAF_CUDA_SYNC_EOF };
 
+/** Whether framesync knows that input `in` ended: its EOF held as a next "frame" of NULL,
+ *  or (once taken) its state. */
+static inline int ff_vmaf_cuda_sync_ended(const FFFrameSyncIn *in)
+{
+    return in->state == VMAF_CUDA_SYNC_EOF || (in->have_next && !in->frame_next);
+}
+
 /** Rendition k's framesync: in[0] its main, in[1] the reference. */
 typedef struct VmafCudaSyncRendition {
     FFFrameSync fs;
