@@ -176,7 +176,7 @@ unsigned vmaf_cuda_lookahead(const VmafCudaSession* vs) {
 }
 
 unsigned vmaf_cuda_pictures_released(const VmafCudaSession* vs) {
-    return vs && vs->impl ? vs->impl->pictures_released() : 0;
+    return vs && vs->impl ? vs->impl->base() + vs->impl->pictures_released() : 0;
 }
 
 int vmaf_cuda_pooled(VmafCudaSession* vs, const char* name, enum VmafCudaPool pool, double* out) {

@@ -116,7 +116,8 @@ struct VmafCudaLadder {
     /// first; base[k] is the rendition's frame number of the front.
     std::vector<std::deque<unsigned>> ladder_frame;
     std::vector<unsigned> base;
-    unsigned sent = 0; ///< vmaf_cuda_ladder_send() calls
+    unsigned sent = 0; ///< vmaf_cuda_ladder_send() calls in this segment
+    unsigned sent_base = 0; ///< and in the earlier segments (vmaf_cuda_ladder_reopen())
     std::string error;
     std::unique_ptr<vmaf_cuda::engine::LadderShare> share; ///< null: nothing to share
 
@@ -290,7 +291,54 @@ unsigned vmaf_cuda_ladder_pictures_released(const VmafCudaLadder* l) {
         if (!m.ladder_frame[k].empty() && m.ladder_frame[k].front() < released)
             released = m.ladder_frame[k].front();
     }
-    return released;
+    return l->sent_base + released;
+}
+
+int vmaf_cuda_ladder_reopen(VmafCudaLadder* l, const VmafCudaSettings* s, char* err,
+                            size_t err_size) {
+    write_err(err, err_size, "");
+    if (!l || !s) {
+        write_err(err, err_size, "vmaf_cuda_ladder_reopen: NULL argument");
+        return VMAF_CUDA_EINVAL;
+    }
+    const unsigned n = unsigned(l->renditions.size());
+    std::string msg;
+    const int rc = guarded_to(&msg, [&] {
+        using vmaf_cuda::engine::Session;
+        // a rendition that had ended stays ended
+        std::vector<bool> ended(n);
+        for (unsigned k = 0; k < n; ++k) ended[k] = l->renditions[k]->impl->flushed();
+        for (unsigned k = 0; k < n; ++k) l->renditions[k]->impl->flush();
+        l->share.reset(); // its device memory, before the new segment's
+        std::vector<std::unique_ptr<Session>> next;
+        for (unsigned k = 0; k < n; ++k) {
+            next.push_back(std::make_unique<Session>(*s, n));
+            if (next.back()->names() != l->renditions[k]->impl->names())
+                throw vmaf_cuda::engine::Error(
+                    VMAF_CUDA_EINVAL, "vmaf_cuda_ladder_reopen: the new settings score other "
+                                      "features or models than the stream so far");
+        }
+        for (unsigned k = 0; k < n; ++k) {
+            VmafCudaSession& vs = *l->renditions[k];
+            next[k]->adopt(std::move(vs.impl));
+            vs.impl = std::move(next[k]);
+            if (ended[k]) vs.impl->flush();
+            l->ladder_frame[k].clear();
+            l->base[k] = 0;
+        }
+        l->sent_base += l->sent;
+        l->sent = 0;
+        auto shared = l->renditions[0]->impl->shared_features();
+        if (n > 1 && !shared.empty())
+            l->share = std::make_unique<vmaf_cuda::engine::LadderShare>(
+                *l->renditions[0]->impl, std::move(shared), n);
+        return VMAF_CUDA_OK;
+    });
+    if (rc < 0) {
+        l->error = msg;
+        write_err(err, err_size, msg);
+    }
+    return rc;
 }
 
 unsigned vmaf_cuda_ladder_lookahead(const VmafCudaLadder* l) {

@@ -408,6 +408,7 @@ void Session::check_pair(const VmafCudaPicture& ref, const VmafCudaPicture& dist
 }
 
 void Session::collect(bool wait) {
+    if (!backend_) return; // an earlier segment: flushed, its backend closed
     FrameResult fr;
     bool first = true;
     while (backend_->retrieve(fr, wait && first)) {
@@ -538,6 +539,21 @@ void Session::finish_row(FrameRow& row, std::size_t n) {
 
 void Session::truncate(unsigned frames) {
     if (!flushed_) throw Error(VMAF_CUDA_ESTATE, "truncate before flush");
+    if (frames >= base_ || !prev_) {
+        truncate_segment(frames - std::min(frames, base_));
+        return;
+    }
+    // The cut falls in an earlier segment: none of this one's frames stay.
+    if (!settings_.keep_history)
+        throw Error(VMAF_CUDA_ESTATE, "truncate to " + std::to_string(frames) +
+                                          " frames, before the segment that starts at frame " +
+                                          std::to_string(base_) +
+                                          ", needs the frame history (keep_history=1)");
+    truncate_segment(0);
+    prev_->truncate(frames);
+}
+
+void Session::truncate_segment(unsigned frames) {
     if (frames >= sent_) return;
     if (!settings_.keep_history) {
         // Without history only the last kRecentRows scored frames can be dropped.
@@ -568,6 +584,8 @@ void Session::truncate(unsigned frames) {
 }
 
 int Session::receive(VmafCudaFrameScores& out) {
+    // the earlier segments' frames first (flushed: OK or EOF)
+    if (prev_ && prev_->receive(out) == VMAF_CUDA_OK) return VMAF_CUDA_OK;
     auto available = [&] {
         return settings_.keep_history ? delivered_ < rows_.size() : !undelivered_.empty();
     };
@@ -578,11 +596,11 @@ int Session::receive(VmafCudaFrameScores& out) {
     }
     if (settings_.keep_history) {
         receive_values_ = rows_[delivered_].values;
-        out.index = rows_[delivered_].index;
+        out.index = base_ + rows_[delivered_].index;
         ++delivered_;
     } else {
         receive_values_ = std::move(undelivered_.front().values);
-        out.index = undelivered_.front().index;
+        out.index = base_ + undelivered_.front().index;
         undelivered_.pop_front();
     }
     out.count = unsigned(names_.size());
@@ -627,34 +645,116 @@ double Session::pooled(const std::string& name, int method) const {
                                               " needs the frame history (keep_history=1)");
         }
     }
-    if (rows_.empty()) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
     std::vector<double> v;
-    v.reserve(rows_.size());
-    for (const FrameRow& r : rows_) v.push_back(r.values[col]);
+    for (const Session* seg : chain())
+        for (const FrameRow& r : seg->rows_) v.push_back(r.values[col]);
+    if (v.empty()) throw Error(VMAF_CUDA_EINVAL, "no frame has been scored yet");
     return pool(v, method);
+}
+
+namespace {
+
+/// A feature's series over every segment: row i (numbered over the stream) is row
+/// i - first of the segment that holds it.
+class ChainSeries final : public Series {
+public:
+    void add(unsigned first, const Series& s) { parts_.push_back({first, &s}); }
+    const double* at(std::size_t i) const override {
+        for (auto it = parts_.rbegin(); it != parts_.rend(); ++it)
+            if (i >= it->first) return it->s->at(i - it->first);
+        throw Error(VMAF_CUDA_EINTERNAL, "series row " + std::to_string(i) + " is in no segment");
+    }
+    std::size_t end() const override {
+        // (segments after a truncate() into an earlier one hold no rows)
+        for (auto it = parts_.rbegin(); it != parts_.rend(); ++it)
+            if (it->s->end()) return it->first + it->s->end();
+        return 0;
+    }
+
+private:
+    struct Part { std::size_t first; const Series* s; };
+    std::vector<Part> parts_;
+};
+
+} // namespace
+
+std::vector<const Session*> Session::chain() const {
+    std::vector<const Session*> c;
+    for (const Session* s = this; s; s = s->prev_.get()) c.insert(c.begin(), s);
+    return c;
+}
+
+std::vector<Session::Segment> Session::segments() const {
+    std::vector<Segment> out;
+    for (const Session* s : chain())
+        out.push_back({s->base_, s->sent_, s->settings_.width, s->settings_.height, s->settings_.bpc});
+    return out;
+}
+
+bool Session::scored(std::uint64_t index) const {
+    if (index < base_ && prev_) return prev_->scored(index);
+    return backend_config_.scored(index - std::min<std::uint64_t>(index, base_));
+}
+
+void Session::adopt(std::unique_ptr<Session> prev) {
+    if (!prev) return;
+    if (sent_ || prev_) throw Error(VMAF_CUDA_ESTATE, "a session continues another only before its first frame");
+    if (prev->names_ != names_)
+        throw Error(VMAF_CUDA_EINVAL, "the new segment's settings score other features or models "
+                                      "than the stream so far");
+    if (!prev->settings_.keep_history != !settings_.keep_history)
+        throw Error(VMAF_CUDA_EINVAL, "the new segment's settings differ in keep_history");
+    prev->flush();
+    if (!settings_.keep_history) {
+        // the running pools go on over this segment's frames, in frame order: the same
+        // sums as over one stream
+        for (const FrameRow& row : prev->recent_) prev->add_running(row);
+        prev->recent_.clear();
+        running_ = prev->running_;
+        running_count_ = prev->running_count_;
+    }
+    base_ = prev->base_ + prev->sent_;
+    prev->backend_.reset(); // its device memory: nothing more is computed there
+    prev_ = std::move(prev);
 }
 
 void Session::write_log(const std::string& path, int fmt, int precision, double fps) const {
     if (!settings_.keep_history)
         throw Error(VMAF_CUDA_ESTATE, "a log needs the frame history (keep_history=1)");
+    const std::vector<const Session*> segs = chain();
     LogTable t;
-    t.width = settings_.width;
-    t.height = settings_.height;
+    t.width = segs.front()->settings_.width;
+    t.height = segs.front()->settings_.height;
     t.subsample = settings_.n_subsample;
     t.fps = fps;
     t.precision = precision;
-    for (const FrameRow& r : rows_) t.frames.push_back(r.index);
+    std::size_t n_rows = 0;
+    for (const Session* seg : segs) {
+        for (const FrameRow& r : seg->rows_) t.frames.push_back(seg->base_ + r.index);
+        n_rows += seg->rows_.size();
+        if (segs.size() > 1 && seg->sent_)
+            t.segments.push_back({seg->base_, seg->sent_, seg->settings_.width,
+                                  seg->settings_.height, seg->settings_.bpc});
+    }
     for (std::size_t c = 0; c < names_.size(); ++c) {
         LogColumn col;
         col.name = names_[c];
-        for (const FrameRow& r : rows_) col.values.push_back(r.values[c]);
-        if (!rows_.empty())
+        for (const Session* seg : segs)
+            for (const FrameRow& r : seg->rows_) col.values.push_back(r.values[c]);
+        if (n_rows)
             for (int m = 0; m < 4; ++m) col.pooled[m] = pool(col.values, m);
         t.columns.push_back(std::move(col));
     }
-    if (!rows_.empty())
-        for (std::size_t i = 0; i < features_.size(); ++i)
-            for (auto& a : features_[i]->aggregate(scored_frames_, *series_[i])) t.aggregate.push_back(a);
+    if (n_rows)
+        for (std::size_t i = 0; i < features_.size(); ++i) {
+            ChainSeries series;
+            std::vector<unsigned> scored;
+            for (const Session* seg : segs) {
+                series.add(seg->base_, *seg->series_[i]);
+                for (unsigned f : seg->scored_frames_) scored.push_back(seg->base_ + f);
+            }
+            for (auto& a : features_[i]->aggregate(scored, series)) t.aggregate.push_back(a);
+        }
     write_log_file(path, static_cast<LogFormat>(fmt), t);
 }
 

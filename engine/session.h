@@ -70,13 +70,28 @@ public:
     int receive(VmafCudaFrameScores& out);
     void flush();
     bool flushed() const { return flushed_; }
-    /// Frames sent so far.
+    /// Frames sent so far to this segment (numbered from 0 here; base() before them).
     unsigned sent() const { return sent_; }
-    /// Whether frame `index` is scored (n_subsample; BackendConfig::scored()).
-    bool scored(std::uint64_t index) const { return backend_config_.scored(index); }
-    /// After flush: keep the first `frames` frames, as if the stream had ended there.
+    /// Whether frame `index` (numbered over every segment) is scored (n_subsample, counted
+    /// from each segment's first frame; BackendConfig::scored()).
+    bool scored(std::uint64_t index) const;
+    /// After flush: keep the first `frames` frames (numbered over every segment), as if
+    /// the stream had ended there.
     void truncate(unsigned frames);
-    /// Frames, from the first, whose pictures the backend no longer reads.
+    /// Segments (API 9): this session continues the stream of `prev` (flushed here if it
+    /// is not), e.g. at a new picture size: its frames are numbered after prev's (base()),
+    /// and receive(), pooled(), write_log() and truncate() cover every segment, in frame
+    /// order, as one stream; temporal features start afresh at the segment's first frame.
+    /// Call before the first send. Throws Error: EINVAL when the two score other names
+    /// (other models or features) or differ in keep_history; ESTATE after a send.
+    void adopt(std::unique_ptr<Session> prev);
+    /// Frames of the earlier segments (0 for the first).
+    unsigned base() const { return base_; }
+    /// One segment of the stream: its first frame (over every segment), frames sent, size.
+    struct Segment { unsigned first, frames, width, height, bpc; };
+    /// Every segment, oldest first.
+    std::vector<Segment> segments() const;
+    /// Frames of this segment, from its first, whose pictures the backend no longer reads.
     unsigned pictures_released() const {
         if (flushed_) return sent_;
         return computed_ > plan_.history ? computed_ - plan_.history : 0;
@@ -111,6 +126,9 @@ private:
     void keep_row(FrameRow&& row);
     void add_running(const FrameRow& row);
     bool ready(unsigned index) const;
+    void truncate_segment(unsigned frames);
+    /// The segments oldest first (this one last).
+    std::vector<const Session*> chain() const;
 
     VmafCudaSettings settings_;
     std::vector<Model> models_;
@@ -152,6 +170,10 @@ private:
     std::deque<FrameRow> recent_;
     static constexpr std::size_t kRecentRows = 64;
     std::vector<unsigned> scored_frames_; ///< indices of the final scored frames (aggregates)
+    /// Segments (adopt()): the stream's earlier segments (flushed, backend closed) and the
+    /// frames they hold; this segment's own indices count from 0 and are base_ + i outside.
+    std::unique_ptr<Session> prev_;
+    unsigned base_ = 0;
 };
 
 } // namespace vmaf_cuda::engine

@@ -93,6 +93,15 @@ void write_xml(std::string& o, const LogTable& t) {
     o += "  <params qualityWidth=\"" + std::to_string(t.width) + "\" qualityHeight=\"" +
          std::to_string(t.height) + "\" />\n";
     o += "  <fyi fps=\"" + fixed(t.fps, 2) + "\" />\n";
+    if (t.segments.size() > 1) {
+        o += "  <segments>\n";
+        for (const LogTable::Segment& g : t.segments)
+            o += "    <segment firstFrame=\"" + std::to_string(g.first_frame) + "\" frames=\"" +
+                 std::to_string(g.frames) + "\" width=\"" + std::to_string(g.width) +
+                 "\" height=\"" + std::to_string(g.height) + "\" bitDepth=\"" +
+                 std::to_string(g.bpc) + "\" />\n";
+        o += "  </segments>\n";
+    }
     o += "  <frames>\n";
     for (std::size_t r = 0; r < t.frames.size(); ++r) {
         o += "    <frame frameNum=\"" + std::to_string(t.frames[r]) + "\" ";
@@ -120,6 +129,19 @@ void write_json(std::string& o, const LogTable& t) {
     o += "{\n";
     o += "  \"version\": " + json_string(version_of(t)) + ",\n";
     o += "  \"fps\": " + (finite(t.fps) ? fixed(t.fps, 2) : std::string("null")) + ",\n";
+    if (t.segments.size() > 1) {
+        // the picture size changed: where each size starts (frameNum) and how many
+        // frames were sent at it
+        o += "  \"segments\": [";
+        for (std::size_t i = 0; i < t.segments.size(); ++i) {
+            const LogTable::Segment& g = t.segments[i];
+            o += (i ? ",\n" : "\n") + std::string("    {\"first_frame\": ") +
+                 std::to_string(g.first_frame) + ", \"frames\": " + std::to_string(g.frames) +
+                 ", \"width\": " + std::to_string(g.width) + ", \"height\": " +
+                 std::to_string(g.height) + ", \"bit_depth\": " + std::to_string(g.bpc) + "}";
+        }
+        o += "\n  ],\n";
+    }
     o += "  \"frames\": [";
     for (std::size_t r = 0; r < t.frames.size(); ++r) {
         // libvmaf writes ",\n" before every frame but frame 0; frame 0 is always first.

@@ -45,6 +45,11 @@ struct LogTable {
     int precision = 6;
     std::vector<unsigned> frames;   ///< frame numbers of the rows, increasing (frameNum)
     std::vector<LogColumn> columns; ///< in output order
+    /// Segments of a stream whose picture size changed (Session::adopt()), oldest first;
+    /// written (JSON "segments", XML <segments>) only when there are several, so a log
+    /// of one size is libvmaf's layout exactly. CSV and SUB have no place for them.
+    struct Segment { unsigned first_frame, frames, width, height, bpc; };
+    std::vector<Segment> segments;
     /// libvmaf's aggregate_metrics (name, value), in order; empty for adm/vif/motion.
     std::vector<std::pair<std::string, double>> aggregate;
 };

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 8
+#define VMAF_CUDA_API_VERSION 9
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;
@@ -420,6 +420,30 @@ int vmaf_cuda_ladder_send(VmafCudaLadder *l, const VmafCudaPicture *ref,
                           const VmafCudaPicture *const *dist);
 /** Ends every rendition (vmaf_cuda_flush() on each that is not flushed yet). */
 int vmaf_cuda_ladder_flush(VmafCudaLadder *l);
+/**
+ * Segments (API 9): the pictures change size (a live feed switching resolution, an
+ * encoder reconfigured), or bit depth or chroma subsampling, and scoring goes on. Ends
+ * the current segment of every rendition (as vmaf_cuda_ladder_flush(): its last frames'
+ * temporal features are those of a stream's end) and continues each rendition's stream
+ * with settings `s` (those of vmaf_cuda_ladder_open() with the new width, height, bpc,
+ * chroma, cuda_context or cuda_stream): the next vmaf_cuda_ladder_send() sends its first
+ * frame, numbered after the frames sent so far; temporal features (motion) start afresh
+ * there, as in a new stream (libvmaf's first frame). Each rendition's session handle stays
+ * the same and covers the whole stream: vmaf_cuda_receive() gives every frame in order,
+ * vmaf_cuda_pooled() pools over every segment (the same sums, in frame order), and
+ * vmaf_cuda_write_log() writes one log with every frame, numbered continuously, and the
+ * segments ("segments" in JSON: first_frame, frames, width, height, bit_depth; XML
+ * <segments>; CSV and SUB have no place for them). With n_subsample, each segment counts
+ * from its own first frame. vmaf_cuda_truncate() may cut into an earlier segment only with
+ * keep_history. A rendition that was flushed before stays ended. The ladder's picture
+ * counts (vmaf_cuda_ladder_pictures_released(), vmaf_cuda_pictures_released()) go on
+ * counting from the first frame; every picture sent before is released.
+ * Errors (message in `err` and vmaf_cuda_ladder_error_message()): EINVAL when `s` is
+ * invalid or its models and features score other names than the stream so far, the
+ * errors of vmaf_cuda_ladder_open(); the ladder is then flushed and takes no more frames.
+ */
+int vmaf_cuda_ladder_reopen(VmafCudaLadder *l, const VmafCudaSettings *s, char *err,
+                            size_t err_size);
 /** Reference frames (vmaf_cuda_ladder_send() calls), from the first, whose reference
  *  picture and distorted pictures the ladder no longer reads: device pictures of those
  *  calls may be reused. Returns 0 for NULL. */

@@ -7,6 +7,7 @@
 #include "vmaf_cuda.h"
 
 #include "catch.hpp"
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -239,7 +240,173 @@ std::vector<unsigned> iota(unsigned n) {
     return v;
 }
 
+/// Segments: picture sizes (and bit depths) one after the other.
+struct SegmentSpec {
+    unsigned w, h, bpc, frames;
+};
+
+/// A ladder whose pictures change size between segments (vmaf_cuda_ladder_reopen())
+/// against a fresh ladder per segment fed the same pairs: every frame's values the same
+/// (numbered on), pooled values over the concatenation in frame order, one log.
+void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, const char* models,
+                  const char* features, int keep_history) {
+    using nlohmann::json;
+    INFO("segments test, backend " << (test_backend() == VMAF_CUDA_BACKEND_CUDA ? "cuda" : "cpu")
+                                   << ", keep_history " << keep_history << ", seed 0x5e6");
+    std::mt19937_64 rng(0x5e6);
+    char err[512] = "";
+    VmafCudaLadder* l = nullptr;
+    std::vector<Outcome> got(renditions), want(renditions);
+    std::vector<std::vector<std::vector<double>>> want_values(renditions); // [k][frame][col]
+    std::vector<std::string> names;
+    unsigned first = 0;
+    for (std::size_t g = 0; g < segs.size(); ++g) {
+        const SegmentSpec& sp = segs[g];
+        INFO("segment " << g << ": " << sp.w << "x" << sp.h << " " << sp.bpc << "-bit");
+        VmafCudaSettings s = settings(sp.w, sp.h, sp.bpc, models, features);
+        s.keep_history = keep_history;
+        if (!l) REQUIRE(vmaf_cuda_ladder_open(&l, &s, renditions, err, sizeof err) == VMAF_CUDA_OK);
+        else {
+            const int rc = vmaf_cuda_ladder_reopen(l, &s, err, sizeof err);
+            INFO(err);
+            REQUIRE(rc == VMAF_CUDA_OK);
+            // every picture sent before is released; the count goes on from the first frame
+            CHECK(vmaf_cuda_ladder_pictures_released(l) == first);
+        }
+        VmafCudaLadder* fresh = nullptr;
+        REQUIRE(vmaf_cuda_ladder_open(&fresh, &s, renditions, err, sizeof err) == VMAF_CUDA_OK);
+        for (unsigned f = 0; f < sp.frames; ++f) {
+            const Picture ref = make_picture(sp.w, sp.h, sp.bpc, f, 0, rng);
+            std::vector<Picture> dist;
+            std::vector<VmafCudaPicture> dv(renditions);
+            std::vector<const VmafCudaPicture*> dp(renditions);
+            for (unsigned k = 0; k < renditions; ++k)
+                dist.push_back(make_picture(sp.w, sp.h, sp.bpc, f, 0.01 + 0.02 * k, rng));
+            for (unsigned k = 0; k < renditions; ++k) {
+                dv[k] = dist[k].view();
+                dp[k] = &dv[k];
+            }
+            const VmafCudaPicture rp = ref.view();
+            REQUIRE(vmaf_cuda_ladder_send(l, &rp, dp.data()) == VMAF_CUDA_OK);
+            REQUIRE(vmaf_cuda_ladder_send(fresh, &rp, dp.data()) == VMAF_CUDA_OK);
+            for (unsigned k = 0; k < renditions; ++k) drain(vmaf_cuda_ladder_session(l, k), got[k]);
+        }
+        REQUIRE(vmaf_cuda_ladder_flush(fresh) == VMAF_CUDA_OK);
+        for (unsigned k = 0; k < renditions; ++k) {
+            VmafCudaSession* vs = vmaf_cuda_ladder_session(fresh, k);
+            VmafCudaFrameScores fs;
+            while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK) {
+                // the fresh ladder's frame, numbered on after the earlier segments
+                std::string line = std::to_string(first + fs.index);
+                for (unsigned i = 0; i < fs.count; ++i) {
+                    char buf[64];
+                    std::snprintf(buf, sizeof buf, " %s=%a", fs.names[i], fs.values[i]);
+                    line += buf;
+                }
+                want[k].frames.push_back(line);
+                want_values[k].emplace_back(fs.values, fs.values + fs.count);
+                if (names.empty())
+                    for (unsigned i = 0; i < fs.count; ++i) names.push_back(fs.names[i]);
+            }
+        }
+        vmaf_cuda_ladder_close(fresh);
+        first += sp.frames;
+    }
+    REQUIRE(vmaf_cuda_ladder_flush(l) == VMAF_CUDA_OK);
+    CHECK(vmaf_cuda_ladder_pictures_released(l) == first);
+    for (unsigned k = 0; k < renditions; ++k) {
+        INFO("rendition " << k);
+        VmafCudaSession* vs = vmaf_cuda_ladder_session(l, k);
+        drain(vs, got[k]);
+        REQUIRE(got[k].frames.size() == want[k].frames.size());
+        REQUIRE(got[k].frames.size() == first);
+        for (std::size_t i = 0; i < want[k].frames.size(); ++i) {
+            INFO("frame " << i);
+            CHECK(got[k].frames[i] == want[k].frames[i]);
+        }
+        CHECK(vmaf_cuda_frames_scored(vs, first) == first);
+        CHECK(vmaf_cuda_pictures_released(vs) == first);
+        // pooled over every segment: libvmaf's sums in frame order over the concatenation
+        for (std::size_t c = 0; c < names.size(); ++c) {
+            INFO("pooled " << names[c]);
+            double sum = 0, inv = 0, mn = want_values[k][0][c], mx = mn;
+            for (const auto& row : want_values[k]) {
+                sum += row[c];
+                inv += 1.0 / (row[c] + 1.0);
+                mn = std::min(mn, row[c]);
+                mx = std::max(mx, row[c]);
+            }
+            double v = 0;
+            REQUIRE(vmaf_cuda_pooled(vs, names[c].c_str(), VMAF_CUDA_POOL_MEAN, &v) == VMAF_CUDA_OK);
+            CHECK(v == sum / double(first));
+            REQUIRE(vmaf_cuda_pooled(vs, names[c].c_str(), VMAF_CUDA_POOL_HARMONIC_MEAN, &v) == VMAF_CUDA_OK);
+            CHECK(v == double(first) / inv - 1.0);
+            REQUIRE(vmaf_cuda_pooled(vs, names[c].c_str(), VMAF_CUDA_POOL_MIN, &v) == VMAF_CUDA_OK);
+            CHECK(v == mn);
+            REQUIRE(vmaf_cuda_pooled(vs, names[c].c_str(), VMAF_CUDA_POOL_MAX, &v) == VMAF_CUDA_OK);
+            CHECK(v == mx);
+        }
+        if (!keep_history) {
+            CHECK(vmaf_cuda_write_log(vs, "ladder_test_seg.json", VMAF_CUDA_LOG_JSON, -1, NAN) ==
+                  VMAF_CUDA_ESTATE);
+            continue;
+        }
+        // one log: every frame numbered on, with the segments
+        REQUIRE(vmaf_cuda_write_log(vs, "ladder_test_seg.json", VMAF_CUDA_LOG_JSON, -1, NAN) ==
+                VMAF_CUDA_OK);
+        const json log = json::parse(slurp("ladder_test_seg.json"));
+        std::remove("ladder_test_seg.json");
+        REQUIRE(log["frames"].size() == first);
+        REQUIRE(log["segments"].size() == segs.size());
+        unsigned at = 0;
+        for (std::size_t g = 0; g < segs.size(); ++g) {
+            CHECK(log["segments"][g]["first_frame"] == at);
+            CHECK(log["segments"][g]["frames"] == segs[g].frames);
+            CHECK(log["segments"][g]["width"] == segs[g].w);
+            CHECK(log["segments"][g]["height"] == segs[g].h);
+            CHECK(log["segments"][g]["bit_depth"] == segs[g].bpc);
+            at += segs[g].frames;
+        }
+        for (unsigned i = 0; i < first; ++i) {
+            CHECK(log["frames"][i]["frameNum"] == i);
+            CHECK(log["frames"][i]["metrics"]["vmaf"].get<double>() ==
+                  want_values[k][i][names.size() - 1]);
+        }
+        double mean = 0;
+        REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &mean) == VMAF_CUDA_OK);
+        CHECK(log["pooled_metrics"]["vmaf"]["mean"].get<double>() == mean);
+        // psnr's apsnr: libvmaf's aggregate over every frame's squared error sums
+        if (features && std::string(features).find("enable_apsnr") != std::string::npos) {
+            CHECK(log["aggregate_metrics"].contains("apsnr_y"));
+            CHECK(std::isfinite(log["aggregate_metrics"]["apsnr_y"].get<double>()));
+        }
+        // a cut into an earlier segment (-frames:v): as if the stream had ended there
+        const unsigned cut = segs[0].frames - 1;
+        REQUIRE(vmaf_cuda_truncate(vs, cut) == VMAF_CUDA_OK);
+        REQUIRE(vmaf_cuda_write_log(vs, "ladder_test_seg.json", VMAF_CUDA_LOG_JSON, -1, NAN) ==
+                VMAF_CUDA_OK);
+        const json cut_log = json::parse(slurp("ladder_test_seg.json"));
+        std::remove("ladder_test_seg.json");
+        CHECK(cut_log["frames"].size() == cut);
+        CHECK(!cut_log.contains("segments"));
+    }
+    // settings that score other names cannot continue the stream
+    VmafCudaSettings other = settings(64, 48, 8, "version=vmaf_v0.6.1neg", nullptr);
+    other.keep_history = keep_history;
+    CHECK(vmaf_cuda_ladder_reopen(l, &other, err, sizeof err) == VMAF_CUDA_EINVAL);
+    CHECK(std::string(err).find("other features or models") != std::string::npos);
+    vmaf_cuda_ladder_close(l);
+}
+
 } // namespace
+
+TEST_CASE("ladder: segments, the picture size and bit depth change mid-stream",
+          "[api][ladder][segments]") {
+    const std::vector<SegmentSpec> segs = {{96, 64, 8, 6}, {80, 72, 10, 5}, {96, 64, 8, 4}};
+    run_segments(segs, 2, nullptr, "name=psnr:enable_apsnr=true", 1);
+    run_segments(segs, 1, "version=vmaf_v0.6.1", "name=motion:motion_five_frame_window=true", 1);
+    run_segments(segs, 2, nullptr, nullptr, 0);
+}
 
 TEST_CASE("ladder: aligned renditions score as separate sessions", "[api][ladder]") {
     const unsigned n = 9;
