@@ -305,9 +305,6 @@ int vmaf_cuda_ladder_reopen(VmafCudaLadder* l, const VmafCudaSettings* s, char* 
     std::string msg;
     const int rc = guarded_to(&msg, [&] {
         using vmaf_cuda::engine::Session;
-        // a rendition that had ended stays ended
-        std::vector<bool> ended(n);
-        for (unsigned k = 0; k < n; ++k) ended[k] = l->renditions[k]->impl->flushed();
         for (unsigned k = 0; k < n; ++k) l->renditions[k]->impl->flush();
         l->share.reset(); // its device memory, before the new segment's
         std::vector<std::unique_ptr<Session>> next;
@@ -322,7 +319,6 @@ int vmaf_cuda_ladder_reopen(VmafCudaLadder* l, const VmafCudaSettings* s, char* 
             VmafCudaSession& vs = *l->renditions[k];
             next[k]->adopt(std::move(vs.impl));
             vs.impl = std::move(next[k]);
-            if (ended[k]) vs.impl->flush();
             l->ladder_frame[k].clear();
             l->base[k] = 0;
         }

@@ -358,7 +358,11 @@ static int activate(AVFilterContext *ctx)
  *   output_closed "SINK LAST": the consumer behind the filter named SINK took frames up
  *       to lavfi.vmaf.frame LAST (-1: none) and closed its output (-frames:v);
  *   finish: ffmpeg is done with the graph (every output delivered): write the logs and
- *       score lines now, and return an error when output was lost, for the exit status.
+ *       score lines now, and return an error when output was lost, for the exit status;
+ *   reconfigure KEY: ffmpeg is about to re-create the graph (an input changed size or
+ *       frames context): end the segment, send its frames out, park the stream under
+ *       KEY (vmaf_cuda_segment.c);
+ *   adopt KEY: sent to the new graph before its configuration: take the parked stream.
  * Without them the logs are written at uninit.
  */
 static int process_command(AVFilterContext *ctx, const char *cmd, const char *arg,
@@ -382,6 +386,12 @@ static int process_command(AVFilterContext *ctx, const char *cmd, const char *ar
     }
     if (!strcmp(cmd, "finish"))
         return ff_vmaf_cuda_pipeline_results(ctx, &s->p);
+    if (!strcmp(cmd, "reconfigure") && arg)
+        return ff_vmaf_cuda_segment_park(ctx, &s->p, arg);
+    if (!strcmp(cmd, "adopt") && arg) {
+        ff_vmaf_cuda_segment_adopt(ctx, &s->p, arg);
+        return 0;
+    }
     return AVERROR(ENOSYS);
 }
 

@@ -54,21 +54,9 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
                                 const FFFrameSync *fs, AVFrame *dist, AVFrame *ref, int64_t seq)
 {
     VmafCudaRendition *r = &p->r[k];
-    AVFilterLink *mainlink = ctx->inputs[k], *reflink = ctx->inputs[p->n];
-    char main_name[16] = "";
     int paired = ref && !r->st.flushed;
     int ret;
 
-    if (paired && (dist->width != mainlink->w || dist->height != mainlink->h ||
-                   ref->width != reflink->w || ref->height != reflink->h)) {
-        if (p->n > 1)
-            snprintf(main_name, sizeof(main_name), "%u", k);
-        av_log(ctx, AV_LOG_ERROR, "%sframe size changed (main%s %dx%d, reference %dx%d); the "
-               "filter was configured for %dx%d\n", r->st.prefix, main_name, dist->width,
-               dist->height, ref->width, ref->height, reflink->w, reflink->h);
-        av_frame_free(&dist);
-        return AVERROR(EINVAL);
-    }
     if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, paired ? ref : NULL,
                                           r->st.nb_sent, r->st.session)) < 0) {
         av_frame_free(&dist);
@@ -99,10 +87,24 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
     VmafCudaPicture pics[VMAF_CUDA_MAX_RENDITIONS], pic_ref;
     int ret, rc;
 
+    /* a new picture size: the library's next segment (vmaf_cuda_segment.c) */
+    if ((ret = ff_vmaf_cuda_segment_check(ctx, p, seq, ref, ctx->outputs[0]->time_base)) < 0) {
+        for (unsigned k = 0; k < p->n; k++)
+            if (p->r[k].ev_ref == seq)
+                av_frame_free(&p->r[k].ev_dist);
+        return ret;
+    }
     for (unsigned k = 0; k < p->n; k++) {
         VmafCudaRendition *r = &p->r[k];
         if (!r->ev_dist || r->ev_ref != seq)
             continue;
+        /* told with the segment's first frames (NDJSON event line, metadata); a notice
+         * of the live rules on the same frame keeps its place */
+        if (p->seg_event[0] && !av_dict_get(r->ev_dist->metadata, "lavfi.vmaf.event", NULL, 0) &&
+            ((ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event", "resized", 0)) < 0 ||
+             (ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event.input", "both", 0)) < 0 ||
+             (ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event.message", p->seg_event, 0)) < 0))
+            return ret;
         if ((ret = ff_vmaf_cuda_picture_fill(ctx, r->ev_dist, &r->layout, p->out.hw_frames,
                                           p->with_chroma, &r->copy, &pics[k])) < 0)
             return ret;
@@ -129,6 +131,7 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
         av_log(ctx, AV_LOG_DEBUG, "ladder send %"PRId64": reference frame %"PRId64", "
                "renditions %s\n", p->nb_sends, seq, list);
     }
+    p->seg_event[0] = 0;
     rc = vmaf_cuda_ladder_send(p->lad, &pic_ref, dists);
     if (rc < 0) {
         for (unsigned k = 0; k < p->n; k++)
@@ -361,10 +364,37 @@ int ff_vmaf_cuda_pipeline_output_closed(AVFilterContext *ctx, VmafCudaPipeline *
     return 0;
 }
 
+int ff_vmaf_cuda_pipeline_send_waiting(AVFilterContext *ctx, VmafCudaPipeline *p)
+{
+    for (;;) {
+        int64_t seq = INT64_MAX;
+        AVFrame *ref = NULL;
+        int ret;
+        for (unsigned k = 0; k < p->n; k++)
+            if (p->r[k].ev_dist && p->r[k].ev_ref < seq) {
+                seq = p->r[k].ev_ref;
+                ref = p->n > 1 ? p->sync.r[k].fs.in[1].frame : NULL;
+            }
+        if (seq == INT64_MAX)
+            return 0;
+        if (!ref)
+            return AVERROR_BUG; /* (the two-input filter sends at its event) */
+        if ((ret = ff_vmaf_cuda_pipeline_send(ctx, p, seq, ref)) < 0)
+            return ret;
+    }
+}
+
+void ff_vmaf_cuda_pipeline_release_refs(VmafCudaPipeline *p)
+{
+    release_kept_refs(p, 1);
+}
+
 int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p)
 {
     int ret = 0, err;
 
+    if (p->adopted)
+        ff_vmaf_cuda_segment_unadopted(p);
     if (!p->r || p->results_done)
         return 0;
     p->results_done = 1;

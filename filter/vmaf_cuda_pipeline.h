@@ -85,7 +85,14 @@ typedef struct VmafCudaPipeline {
     int finished;
     int results_done;
     double input_timeout;        /**< live rules (input_timeout=, seconds; 0: off) */
+    unsigned seg_w, seg_h;       /**< the picture size of the library's current segment */
+    char seg_event[256];         /**< a new segment to tell with the next send ("": none) */
+    struct VmafCudaParked *adopted; /**< what the old graph's instance parked (fftools
+                                         re-created the graph), until the configuration */
+    AVBufferRef *hw_device_prev; /**< the CUDA context of the parked ladder's sessions */
 } VmafCudaPipeline;
+
+typedef struct VmafCudaParked VmafCudaParked;
 
 /* ---- vmaf_cuda_setup.c ---- */
 
@@ -100,6 +107,33 @@ int ff_vmaf_cuda_pipeline_config_inputs(AVFilterContext *ctx, VmafCudaPipeline *
  *  ladder of one, else configured here), the ladder's session at the first, live QA. */
 int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k,
                                         AVFilterLink *outlink, const FFFrameSync *fs);
+
+/** The library's settings from the filter's options for the reference's frames, at
+ *  `width` x `height`. */
+int ff_vmaf_cuda_pipeline_settings(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned width,
+                                   unsigned height, VmafCudaSettings *st);
+
+/* ---- vmaf_cuda_segment.c: the picture size changes mid-stream ---- */
+
+/** Before send `seq` (reference frame `ref`, times in `tb`): every main frame paired with
+ *  it must have its size and (software frames) each input its pixel format, else an
+ *  error naming the frame; a new size starts the library's next segment. */
+int ff_vmaf_cuda_segment_check(AVFilterContext *ctx, VmafCudaPipeline *p, int64_t seq,
+                               const AVFrame *ref, AVRational tb);
+/** fftools' "reconfigure KEY": the graph is re-created; the segment ends, its frames go
+ *  out, and the state is parked under KEY and the instance's name. */
+int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const char *key);
+/** fftools' "adopt KEY" (before the configuration): takes what was parked, if anything. */
+void ff_vmaf_cuda_segment_adopt(AVFilterContext *ctx, VmafCudaPipeline *p, const char *key);
+/** At the configuration, with p->adopted: goes on with the parked ladder at settings `st`. */
+int ff_vmaf_cuda_segment_resume(AVFilterContext *ctx, VmafCudaPipeline *p,
+                                const VmafCudaSettings *st);
+/** Output k's configuration in a re-created graph: the parked pairing watch of rendition
+ *  k (its counts, start and timeline go on) replaces the fresh one in `w`. */
+void ff_vmaf_cuda_segment_take_watch(VmafCudaPipeline *p, VmafCudaParked *e, unsigned k,
+                                     VmafCudaPairWatch *w);
+/** At the end, with p->adopted still set (the configuration failed): writes it here. */
+void ff_vmaf_cuda_segment_unadopted(VmafCudaPipeline *p);
 
 /* ---- vmaf_cuda_pipeline.c ---- */
 
@@ -119,6 +153,10 @@ int ff_vmaf_cuda_pipeline_activate_ladder(AVFilterContext *ctx, VmafCudaPipeline
 /** fftools' "output_closed" (see ff_vmaf_cuda_stream_output_closed()). */
 int ff_vmaf_cuda_pipeline_output_closed(AVFilterContext *ctx, VmafCudaPipeline *p,
                                         const char *sink, int64_t last);
+/** Sends every event still waiting for its send (a ladder's, before a park). */
+int ff_vmaf_cuda_pipeline_send_waiting(AVFilterContext *ctx, VmafCudaPipeline *p);
+/** Frees every reference frame kept for the library (after a flush). */
+void ff_vmaf_cuda_pipeline_release_refs(VmafCudaPipeline *p);
 /** The end for the user, once: every rendition's pairing warnings, log and score lines in
  *  rendition order; the first error (lost output, a rendition with nothing scored). */
 int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p);

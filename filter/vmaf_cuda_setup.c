@@ -81,6 +81,8 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
 {
     AVFrame *frame;
 
+    if (p->r)
+        ff_vmaf_cuda_segment_unadopted(p); /* (results took it; else it is freed here) */
     for (unsigned k = 0; p->r && k < p->n; k++) {
         vmaf_cuda_live_close(p->r[k].st.live);
         p->r[k].st.live = NULL;
@@ -88,6 +90,7 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
     }
     vmaf_cuda_ladder_close(p->lad);
     p->lad = NULL;
+    av_buffer_unref(&p->hw_device_prev);
     for (unsigned k = 0; p->r && k < p->n; k++) {
         VmafCudaRendition *r = &p->r[k];
         av_frame_free(&r->ev_dist);
@@ -171,7 +174,13 @@ static int check_main(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k, int
         av_log(ctx, AV_LOG_ERROR, "CUDA input without a hardware frames context\n");
         return AVERROR(EINVAL);
     }
-    if (m->w != ref->w || m->h != ref->h) {
+    if ((m->w != ref->w || m->h != ref->h) && p->adopted) {
+        /* a graph fftools re-created when one input changed: the other may follow (both
+         * change, one after the other); a frame pair of two sizes is the error
+         * (ff_vmaf_cuda_segment_check()) */
+        av_log(ctx, AV_LOG_VERBOSE, "%s is %s, the reference is %s (re-created graph)\n",
+               ladder ? who : "main", str, ref_str);
+    } else if (m->w != ref->w || m->h != ref->h) {
         if (ladder)
             av_log(ctx, AV_LOG_ERROR, "%s is %dx%d, the reference is %dx%d: each rendition "
                    "must have the reference's size, and the filter does not scale; scale it "
@@ -272,14 +281,14 @@ int ff_vmaf_cuda_pipeline_config_inputs(AVFilterContext *ctx, VmafCudaPipeline *
     return 0;
 }
 
-/** The settings of the filter's options for the reference's frames. */
-static int settings(AVFilterContext *ctx, VmafCudaPipeline *p, VmafCudaSettings *st)
+int ff_vmaf_cuda_pipeline_settings(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned width,
+                                   unsigned height, VmafCudaSettings *st)
 {
     AVFilterLink *ref = ctx->inputs[p->n];
 
     vmaf_cuda_default_settings(st);
-    st->width = ref->w;
-    st->height = ref->h;
+    st->width = width;
+    st->height = height;
     st->bpc = p->bpc;
     st->chroma = p->ref_layout.chroma;
     st->backend = p->opt.backend;
@@ -326,8 +335,13 @@ static int open_ladder(AVFilterContext *ctx, VmafCudaPipeline *p)
     const unsigned shift = p->n > 1 ? p->ref_layout.shift : p->r[0].layout.shift;
     int ret;
 
-    if ((ret = settings(ctx, p, &st)) < 0)
+    if ((ret = ff_vmaf_cuda_pipeline_settings(ctx, p, ctx->inputs[p->n]->w,
+                                              ctx->inputs[p->n]->h, &st)) < 0)
         return ret;
+    if (p->adopted) /* fftools re-created the graph: the stream goes on */
+        return ff_vmaf_cuda_segment_resume(ctx, p, &st);
+    p->seg_w = st.width;
+    p->seg_h = st.height;
     ret = vmaf_cuda_ladder_open(&p->lad, &st, p->n, err, sizeof(err));
     if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "cannot open the VMAF session: %s%s%s\n",
@@ -381,6 +395,7 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
                                          ff_filter_link(reflink)->frame_rate, r->st.prefix,
                                          p->input_timeout)) < 0)
         return ret;
+    ff_vmaf_cuda_segment_take_watch(p, p->adopted, k, &r->pairing);
     if (!p->lad && (ret = open_ladder(ctx, p)) < 0)
         return ret;
     if (!r->st.live &&

@@ -435,7 +435,9 @@ int vmaf_cuda_ladder_flush(VmafCudaLadder *l);
  * segments ("segments" in JSON: first_frame, frames, width, height, bit_depth; XML
  * <segments>; CSV and SUB have no place for them). With n_subsample, each segment counts
  * from its own first frame. vmaf_cuda_truncate() may cut into an earlier segment only with
- * keep_history. A rendition that was flushed before stays ended. The ladder's picture
+ * keep_history. Every rendition goes on, also one that was flushed (ended) before: flush
+ * its session again to end it (or a segment ending, e.g. a graph re-created, would end
+ * renditions for good). The ladder's picture
  * counts (vmaf_cuda_ladder_pictures_released(), vmaf_cuda_pictures_released()) go on
  * counting from the first frame; every picture sent before is released.
  * Errors (message in `err` and vmaf_cuda_ladder_error_message()): EINVAL when `s` is

@@ -43,7 +43,13 @@ REPO_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..
 CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "dist60.mp4", "ref25.mp4",
               "ref24.mp4", "dist24.mp4", "ref_il_pq.mp4", "dist20.mp4", "ref20.mp4",
               "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv",
-              "bbb_ref_gaps.ts"]
+              "bbb_ref_gaps.ts", "resize_ref.ts", "resize_dist.ts", "resize_ref_a.ts",
+              "resize_ref_b.ts", "resize_ref_c.ts", "resize_dist_a.ts", "resize_dist_b.ts",
+              "resize_dist_c.ts", "resize_dist_fixed.ts"]
+
+# The resolution-change clips (resize_cases.py): three segments of 176x144, 128x96 and
+# 176x144 at 25 fps, 25, 25 and 13 frames, one MPEG-TS stream (timestamps run on)
+RESIZE_SEGMENTS = (("a", "176x144", 25, 0.0), ("b", "128x96", 25, 1.0), ("c", "176x144", 13, 2.0))
 
 
 class Clips:
@@ -120,6 +126,26 @@ class Clips:
             self._run(["-i", src, "-an", "-vf", "select=not(between(n\\,40\\,87)+between(n\\,100\\,102))",
                        "-fps_mode", "passthrough", "-c:v", "libx264", "-qp", "0", "-bf", "0",
                        "-preset", "ultrafast", path])
+        elif name.startswith("resize_") and name[-5:-3] in ("_a", "_b", "_c"):
+            # one segment: H.264 without B-frames, its timestamps where it lies in the stream
+            seg = [g for g in RESIZE_SEGMENTS if g[0] == name[-4]][0]
+            self._run(["-f", "lavfi", "-i", "testsrc2=size=%s:rate=25" % seg[1], "-frames:v",
+                       str(seg[2]), "-c:v", "libx264", "-crf", "5" if "_ref" in name else "35",
+                       "-bf", "0", "-g", "25", "-pix_fmt", "yuv420p", "-muxdelay", "0",
+                       "-muxpreload", "0", "-output_ts_offset", str(seg[3]), path])
+        elif name in ("resize_ref.ts", "resize_dist.ts"):
+            # a feed that switches from 176x144 to 128x96 and back: the segments one after
+            # the other (MPEG-TS concatenates)
+            with open(path + ".part", "wb") as out:
+                for g in RESIZE_SEGMENTS:
+                    with open(self.get(name[:-3] + "_" + g[0] + ".ts"), "rb") as f:
+                        out.write(f.read())
+            os.rename(path + ".part", path)
+        elif name == "resize_dist_fixed.ts":
+            # the encoder's output at one size while the reference switches
+            self._run(["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "63",
+                       "-c:v", "libx264", "-crf", "35", "-bf", "0", "-g", "25", "-pix_fmt",
+                       "yuv420p", "-muxdelay", "0", "-muxpreload", "0", path])
         elif name.endswith(".mkv"):
             # the same stream remuxed: 1 ms timestamps instead of MP4's 1/15360 s
             self._run(["-i", self.get(name[:-4] + ".mp4"), "-c", "copy", path])
