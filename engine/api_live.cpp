@@ -174,6 +174,32 @@ int vmaf_cuda_live_event(VmafCudaLive* l, const char* event, const char* input, 
     });
 }
 
+int vmaf_cuda_live_unscored(VmafCudaLive* l, const char* reason) {
+    if (!l || !l->impl) return VMAF_CUDA_EINVAL;
+    return guarded_to(&l->error, [&] {
+        l->impl->note_unscored(reason);
+        return VMAF_CUDA_OK;
+    });
+}
+
+int vmaf_cuda_live_metrics(const VmafCudaLive* const* lives, unsigned n, char* buf, size_t size) {
+    if (buf && size) *buf = 0;
+    if (!lives || !n) return VMAF_CUDA_EINVAL;
+    std::string text;
+    const int rc = guarded_to(nullptr, [&] {
+        std::vector<const engine::Live*> v;
+        for (unsigned k = 0; k < n; ++k) {
+            if (!lives[k] || !lives[k]->impl) return int(VMAF_CUDA_EINVAL);
+            v.push_back(lives[k]->impl.get());
+        }
+        text = engine::metrics_text(v);
+        return int(VMAF_CUDA_OK);
+    });
+    if (rc < 0) return rc;
+    if (buf && size) std::snprintf(buf, size, "%s", text.c_str());
+    return text.size() > size_t(INT32_MAX) ? VMAF_CUDA_ENOMEM : int(text.size());
+}
+
 const char* vmaf_cuda_live_error(const VmafCudaLive* l) { return l ? l->error.c_str() : ""; }
 
 void vmaf_cuda_live_close(VmafCudaLive* l) {

@@ -108,6 +108,7 @@ Live::Live(LiveConfig c) : cfg_(std::move(c)), line_(cfg_.precision), sei_json_(
     if (cfg_.window)
         for (std::size_t m = 0; m < n; ++m)
             win_.emplace_back(std::size_t(cfg_.window->frames), win_ticks_, perc_);
+    if (cfg_.window) metrics_.windows = stats_; // (frames 0 until the first frame)
     // the window values reported: min, mean, harmonic_mean, and what the pool asks for
     stat_names_ = {"min", "mean", "harmonic_mean"};
     if (cfg_.pool == VMAF_CUDA_POOL_MAX) stat_names_.push_back("max");
@@ -281,11 +282,13 @@ int Live::frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts,
         out.sei = sei_.data();
         out.sei_size = sei_.size();
     }
+    note_frame(fs, pts, has_pts);
     return ret;
 }
 
 int Live::event(const char* event, const char* input, std::int64_t pts, bool has_pts,
                 std::string_view message) {
+    note_event(event, input);
     if (!cfg_.ndjson_path || out_failed_) return VMAF_CUDA_OK;
     while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
     line_.clear();

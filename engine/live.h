@@ -11,9 +11,12 @@
 #include "vmaf_cuda.h"
 #include "writers.h"
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,7 +78,32 @@ public:
     unsigned models() const { return unsigned(cfg_.models.size()); }
     const std::string& error() const { return error_; }
 
+    /// Metrics (live_metrics.cpp, vmaf_cuda_live_metrics()): what frame() and event()
+    /// counted, read by a scrape from another thread under the metrics lock.
+    struct Metrics {
+        std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
+        std::uint64_t scored = 0;
+        std::map<std::string, std::uint64_t> unscored;                        ///< by reason
+        std::map<std::pair<std::string, std::string>, std::uint64_t> events; ///< (event, input)
+        std::int64_t last_index = -1;
+        double last_pts = 0;
+        bool last_has_pts = false;
+        std::vector<std::string> names;  ///< the last frame's metrics
+        std::vector<double> values;
+        std::vector<WindowStats> windows; ///< per model, with a window
+    };
+    /// A main frame that went out unscored, by the caller's reason (e.g. "reference_gap").
+    void note_unscored(const char* reason);
+    /// A copy of the metrics, taken under the lock.
+    Metrics metrics() const;
+    const std::vector<std::string>& model_names() const { return cfg_.models; }
+    const std::vector<const char*>& window_stat_names() const { return stat_names_; }
+
 private:
+    void note_frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts);
+    void note_event(const char* event, const char* input);
+    mutable std::mutex metrics_mu_;
+    Metrics metrics_;
     void first_frame(const VmafCudaFrameScores& fs);
     void window_object(JsonLine& j) const;
     double stat_value(const WindowStats& st, const char* name) const;
@@ -109,5 +137,9 @@ private:
 
 /// The end-of-stream score lines of vmaf_cuda_summary(). Throws Error as Session::pooled().
 std::string summary_text(const Session& s, int pool, const std::string& prefix);
+
+/// The metrics of `lives` in the Prometheus text format (live_metrics.cpp): rendition k
+/// is lives[k], labelled rendition="k" when there are several.
+std::string metrics_text(const std::vector<const Live*>& lives);
 
 } // namespace vmaf_cuda::engine

@@ -482,10 +482,19 @@ void Session::keep_row(FrameRow&& row) {
     scored_frames_.clear(); // aggregates need history
     recent_.push_back(row);
     while (recent_.size() > kRecentRows) {
+        fold_prev_recent();
         add_running(recent_.front());
         recent_.pop_front();
     }
     undelivered_.push_back(std::move(row));
+}
+
+void Session::fold_prev_recent() {
+    // the earlier segment's last rows come before this one's first in the running pools
+    if (!prev_recent_pending_) return;
+    prev_recent_pending_ = false;
+    for (const FrameRow& row : prev_->recent_) add_running(row);
+    running_base_ = running_count_;
 }
 
 void Session::add_running(const FrameRow& row) {
@@ -543,21 +552,23 @@ void Session::truncate(unsigned frames) {
         truncate_segment(frames - std::min(frames, base_));
         return;
     }
-    // The cut falls in an earlier segment: none of this one's frames stay.
-    if (!settings_.keep_history)
+    // The cut falls in an earlier segment: none of this one's frames stay. Without the
+    // history, only while its last rows are not folded into the running pools.
+    if (!settings_.keep_history && (!prev_recent_pending_ || frames < prev_->base_))
         throw Error(VMAF_CUDA_ESTATE, "truncate to " + std::to_string(frames) +
                                           " frames, before the segment that starts at frame " +
                                           std::to_string(base_) +
                                           ", needs the frame history (keep_history=1)");
+    prev_->truncate(frames); // (first: it throws before changing anything)
     truncate_segment(0);
-    prev_->truncate(frames);
+    prev_recent_pending_ = !settings_.keep_history && !prev_->recent_.empty();
 }
 
 void Session::truncate_segment(unsigned frames) {
     if (frames >= sent_) return;
     if (!settings_.keep_history) {
         // Without history only the last kRecentRows scored frames can be dropped.
-        if (running_count_ && (recent_.empty() || recent_.front().index >= frames))
+        if (running_count_ > running_base_ && (recent_.empty() || recent_.front().index >= frames))
             throw Error(VMAF_CUDA_ESTATE, "truncate to " + std::to_string(frames) + " of " +
                                               std::to_string(sent_) +
                                               " frames needs the frame history (keep_history=1)");
@@ -625,7 +636,12 @@ double Session::pooled(const std::string& name, int method) const {
         // the running pools of the older frames, continued over the recent rows in order
         Running r = running_[col];
         unsigned count = running_count_;
-        for (const FrameRow& row : recent_) {
+        std::vector<const FrameRow*> rows;
+        if (prev_recent_pending_)
+            for (const FrameRow& row : prev_->recent_) rows.push_back(&row);
+        for (const FrameRow& row : recent_) rows.push_back(&row);
+        for (const FrameRow* rp : rows) {
+            const FrameRow& row = *rp;
             const double v = row.values[col];
             if (count == 0) r.min = r.max = v;
             r.sum += v;
@@ -707,11 +723,12 @@ void Session::adopt(std::unique_ptr<Session> prev) {
     prev->flush();
     if (!settings_.keep_history) {
         // the running pools go on over this segment's frames, in frame order: the same
-        // sums as over one stream
-        for (const FrameRow& row : prev->recent_) prev->add_running(row);
-        prev->recent_.clear();
+        // sums as over one stream; prev's last rows are folded in when this segment's
+        // first row leaves its recent rows (until then a truncate may still drop them)
+        prev->fold_prev_recent(); // (a cut back two segments needs the history)
         running_ = prev->running_;
-        running_count_ = prev->running_count_;
+        running_count_ = running_base_ = prev->running_count_;
+        prev_recent_pending_ = !prev->recent_.empty();
     }
     base_ = prev->base_ + prev->sent_;
     prev->backend_.reset(); // its device memory: nothing more is computed there

@@ -174,6 +174,11 @@ private:
     /// frames they hold; this segment's own indices count from 0 and are base_ + i outside.
     std::unique_ptr<Session> prev_;
     unsigned base_ = 0;
+    /// Without history: running_ starts with the earlier segments' running pools
+    /// (running_base_ rows); prev_'s recent rows are not in it yet while pending.
+    unsigned running_base_ = 0;
+    bool prev_recent_pending_ = false;
+    void fold_prev_recent();
 };
 
 } // namespace vmaf_cuda::engine

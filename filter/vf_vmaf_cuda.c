@@ -60,6 +60,8 @@ typedef struct VmafCudaContext {
     int window_log;
     int sei;
     char *input_timeout;         /**< live rules: a duration (vmaf_cuda_pairing_set_live()) */
+    int metrics_port;            /**< dashboards (vmaf_cuda_metrics.c) */
+    char *metrics_address;
     int renditions;              /**< 1: main + reference; N > 1: a ladder */
 
     VmafCudaPipeline p;
@@ -113,6 +115,12 @@ static const AVOption vmaf_cuda_options[] = {
       "reference frame (the reference's end is not repeated, gaps go unscored, the main's end "
       "ends the output); gaps longer than this duration (5s, 500ms) told as they start and end",
       OFFSET(input_timeout), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FLAGS },
+    { "metrics_port", "dashboards: serve the live metrics (the last frame's and the window's "
+      "scores, frames scored and unscored, events, uptime) in the Prometheus text format at "
+      "http://metrics_address:PORT/metrics (0: none)",
+      OFFSET(metrics_port), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 65535, FLAGS },
+    { "metrics_address", "the address metrics_port listens on",
+      OFFSET(metrics_address), AV_OPT_TYPE_STRING, { .str = "127.0.0.1" }, 0, 0, FLAGS },
     { "renditions", "encoder ladder: N distorted renditions against one reference; inputs "
       "main0..mainN-1 then reference (1: main, reference), outputs out0..outN-1 (1: default), "
       "every other option for each; each rendition must have the reference's size, so scale "
@@ -288,7 +296,8 @@ static av_cold int init(AVFilterContext *ctx)
         .model = s->model, .feature = s->feature, .log_path = s->log_path, .window = s->window,
         .window_log = s->window_log, .sei = s->sei, .n_threads = s->n_threads,
         .n_subsample = s->n_subsample, .prefetch = s->prefetch, .backend = s->backend,
-        .cuda_device = s->cuda_device, .sync = &s->fs,
+        .cuda_device = s->cuda_device, .sync = &s->fs, .metrics_port = s->metrics_port,
+        .metrics_address = s->metrics_address ? s->metrics_address : "127.0.0.1",
     };
     if ((ret = ff_vmaf_cuda_pipeline_init(ctx, p, (unsigned)s->renditions)) < 0)
         return ret;

@@ -64,6 +64,12 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     }
     paired = ret; /* (the live rules may leave a paired frame unscored) */
     if (!paired) {
+        const AVDictionaryEntry *why = av_dict_get(dist->metadata, "lavfi.vmaf.unscored", NULL, 0);
+        if (p->recreations && !p->recreated_pairs)
+            p->recreated_unscored++; /* (its reference frame was dropped with the old graph) */
+        if (r->st.live) /* (counted for metrics_port) */
+            vmaf_cuda_live_unscored(r->st.live, why ? why->value : r->pairing.ref_over ||
+                                    r->st.flushed ? "reference_ended" : "no_reference");
         if ((ret = ff_vmaf_cuda_stream_queue(&r->st, dist, NULL, -1, 0)) < 0)
             return ret;
         /* past the reference's end (eof_action=pass, live rules): no frame will follow the
@@ -401,7 +407,10 @@ int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p)
     for (unsigned k = 0; k < p->n; k++) {
         VmafCudaRendition *r = &p->r[k];
         if (r->st.session && r->st.nb_sent) {
-            ff_vmaf_cuda_pairing_report(&r->pairing, ctx);
+            /* (after FFmpeg re-created the graph, the pairing saw what it dropped: the
+             * loss is told below instead) */
+            if (!p->recreations)
+                ff_vmaf_cuda_pairing_report(&r->pairing, ctx);
             if ((err = ff_vmaf_cuda_stream_results(ctx, &r->st)) < 0 && !ret)
                 ret = err;
         } else if (r->st.session && !r->ended) {
@@ -412,5 +421,7 @@ int ff_vmaf_cuda_pipeline_results(AVFilterContext *ctx, VmafCudaPipeline *p)
         }
     }
     release_kept_refs(p, 1);
+    if ((err = ff_vmaf_cuda_segment_results(ctx, p)) < 0 && !ret)
+        ret = err;
     return ret ? ret : p->failed;
 }

@@ -48,6 +48,8 @@
 typedef struct VmafCudaPipelineOptions {
     const char *model, *feature, *log_path, *window;
     int window_log, sei;
+    int metrics_port;            /**< dashboards: the port (0: none) and address */
+    const char *metrics_address;
     int n_threads, n_subsample, prefetch, backend, cuda_device;
     const FFFrameSync *sync;     /**< framesync's options: shortest, repeatlast, ... */
 } VmafCudaPipelineOptions;
@@ -90,9 +92,16 @@ typedef struct VmafCudaPipeline {
     struct VmafCudaParked *adopted; /**< what the old graph's instance parked (fftools
                                          re-created the graph), until the configuration */
     AVBufferRef *hw_device_prev; /**< the CUDA context of the parked ladder's sessions */
+    struct VmafCudaMetrics *metrics; /**< the metrics_port server (NULL: none) */
+    int segments;                /**< segments started after the first */
+    int reopen;                  /**< the next send starts a segment (a re-created graph) */
+    int recreations;             /**< graphs re-created by FFmpeg before this one */
+    int recreated_pairs;         /**< this graph had a pair */
+    int64_t recreated_dropped, recreated_unscored; /**< main frames lost to re-creations */
 } VmafCudaPipeline;
 
 typedef struct VmafCudaParked VmafCudaParked;
+typedef struct VmafCudaMetrics VmafCudaMetrics;
 
 /* ---- vmaf_cuda_setup.c ---- */
 
@@ -128,12 +137,22 @@ void ff_vmaf_cuda_segment_adopt(AVFilterContext *ctx, VmafCudaPipeline *p, const
 /** At the configuration, with p->adopted: goes on with the parked ladder at settings `st`. */
 int ff_vmaf_cuda_segment_resume(AVFilterContext *ctx, VmafCudaPipeline *p,
                                 const VmafCudaSettings *st);
-/** Output k's configuration in a re-created graph: the parked pairing watch of rendition
- *  k (its counts, start and timeline go on) replaces the fresh one in `w`. */
-void ff_vmaf_cuda_segment_take_watch(VmafCudaPipeline *p, VmafCudaParked *e, unsigned k,
-                                     VmafCudaPairWatch *w);
+/** Whether `path` is the log of a parked stream (its NDJSON file is open in this process,
+ *  and the new graph's instance goes on writing it). */
+int ff_vmaf_cuda_segment_parked_path(const char *path);
+/** At the end: after re-created graphs that lost frames, an error saying how many. */
+int ff_vmaf_cuda_segment_results(AVFilterContext *ctx, VmafCudaPipeline *p);
 /** At the end, with p->adopted still set (the configuration failed): writes it here. */
 void ff_vmaf_cuda_segment_unadopted(VmafCudaPipeline *p);
+
+/* ---- vmaf_cuda_metrics.c: dashboards ---- */
+
+/** Serves the renditions' live metrics on `address`:`port` (port 0: nothing), once every
+ *  rendition's live state is open; an error naming the address when it cannot listen. */
+int ff_vmaf_cuda_metrics_start(AVFilterContext *ctx, VmafCudaPipeline *p, const char *address,
+                               int port);
+/** Stops the server (before the live states it reads are closed or moved). */
+void ff_vmaf_cuda_metrics_stop(VmafCudaPipeline *p);
 
 /* ---- vmaf_cuda_pipeline.c ---- */
 

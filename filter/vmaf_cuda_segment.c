@@ -43,8 +43,7 @@
 /** What one rendition's stream carries from a graph to the next. */
 typedef struct ParkedRendition {
     VmafCudaLive *live;
-    VmafCudaPairing *watch;      /**< the pairing watch: its counts and timeline go on */
-    AVRational watch_tb;
+    char *log_path;              /**< its log (an NDJSON file the live state holds open) */
     int64_t nb_sent, nb_scored, nb_out_indexed, t_first_send;
     int output_error;
 } ParkedRendition;
@@ -57,6 +56,8 @@ struct VmafCudaParked {
     AVBufferRef *hw_device;      /**< the CUDA context the ladder's sessions were opened in */
     int64_t nb_sends;
     unsigned seg_w, seg_h;
+    int segments, recreations;
+    int64_t dropped, unscored;   /**< main frames lost to the re-creations so far */
     ParkedRendition r[VMAF_CUDA_MAX_RENDITIONS];
 };
 
@@ -67,7 +68,7 @@ static void parked_free(VmafCudaParked *e)
 {
     for (unsigned k = 0; e && k < e->n; k++) {
         vmaf_cuda_live_close(e->r[k].live);
-        vmaf_cuda_pairing_close(e->r[k].watch);
+        av_free(e->r[k].log_path);
     }
     if (e)
         vmaf_cuda_ladder_close(e->lad);
@@ -90,14 +91,53 @@ static const char *input_name(const VmafCudaPipeline *p, unsigned k, char *buf, 
 /** Told with the first frames of a segment: a warning, and (pipeline_send) the event on
  *  those frames, so the NDJSON stream and the metadata say it too. */
 static void tell_segment(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned w, unsigned h,
-                         int64_t frame, const char *how)
+                         int64_t frame)
 {
     snprintf(p->seg_event, sizeof(p->seg_event), "the picture size changed from %ux%u to "
-             "%ux%u at frame %"PRId64"%s: scoring goes on at the new size (a new segment of "
-             "the log)", p->seg_w, p->seg_h, w, h, frame, how);
+             "%ux%u at frame %"PRId64": scoring goes on at the new size (a new segment of "
+             "the log)", p->seg_w, p->seg_h, w, h, frame);
     av_log(ctx, AV_LOG_WARNING, "%s\n", p->seg_event);
-    p->seg_w = w;
-    p->seg_h = h;
+}
+
+/** Main frame `d` of rendition k and its reference frame `ref` differ in size. */
+static void size_error(AVFilterContext *ctx, const VmafCudaPipeline *p, unsigned k,
+                       const AVFrame *d, const AVFrame *ref, AVRational tb)
+{
+    const VmafCudaRendition *r = &p->r[k];
+    const int main_same = d->width == (int)p->seg_w && d->height == (int)p->seg_h;
+    const int ref_same = ref->width == (int)p->seg_w && ref->height == (int)p->seg_h;
+    char buf[16], fix[200];
+    const char *name = input_name(p, k, buf, sizeof(buf));
+
+    if (!r->st.nb_sent && !p->segments) {
+        /* the first pair: the inputs' sizes differ from the start */
+        if (p->n > 1)
+            av_log(ctx, AV_LOG_ERROR, "rendition %u (main%u) is %dx%d, the reference is %dx%d: "
+                   "each rendition must have the reference's size, and the filter does not "
+                   "scale; scale it in the graph first: scale_cuda=%d:%d for CUDA frames "
+                   "(NVDEC), scale=%d:%d for software frames\n", k, k, d->width, d->height,
+                   ref->width, ref->height, ref->width, ref->height, ref->width, ref->height);
+        else
+            av_log(ctx, AV_LOG_ERROR, "input sizes differ: main is %dx%d %s, reference is "
+                   "%dx%d %s\n", d->width, d->height, av_get_pix_fmt_name(ctx->inputs[0]->format),
+                   ref->width, ref->height, av_get_pix_fmt_name(ctx->inputs[p->n]->format));
+        return;
+    }
+    if (main_same) /* the reference changed: scale it back to the main's size */
+        snprintf(fix, sizeof(fix), "scale the reference to the %s's size in the graph, e.g. "
+                 "[1:v]scale=%d:%d (scale_cuda=%d:%d for CUDA frames)", name, d->width,
+                 d->height, d->width, d->height);
+    else
+        snprintf(fix, sizeof(fix), "scale %s to the reference's size in the graph, e.g. "
+                 "scale=%d:%d (scale_cuda=%d:%d for CUDA frames)", name, ref->width,
+                 ref->height, ref->width, ref->height);
+    av_log(ctx, AV_LOG_ERROR, "%sat frame %"PRId64" (pts_time %s) %s%s: %s is %dx%d, the "
+           "reference is %dx%d (the stream so far was %ux%u). Scoring needs both inputs at "
+           "one size: %s; when both change together, scoring goes on at the new size\n",
+           r->st.prefix, r->st.nb_sent, av_ts2timestr(d->pts, &tb),
+           main_same || ref_same ? "the " : "", main_same ? "reference changed size alone" :
+           ref_same ? "main changed size alone" : "the inputs changed to different sizes",
+           name, d->width, d->height, ref->width, ref->height, p->seg_w, p->seg_h, fix);
 }
 
 int ff_vmaf_cuda_segment_check(AVFilterContext *ctx, VmafCudaPipeline *p, int64_t seq,
@@ -127,43 +167,38 @@ int ff_vmaf_cuda_segment_check(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
                    av_get_pix_fmt_name(f->format), av_get_pix_fmt_name(ctx->inputs[bad]->format));
             return AVERROR(EINVAL);
         }
-        if (d->width == ref->width && d->height == ref->height)
-            continue;
-        {
-            const int ref_same = ref->width == (int)p->seg_w && ref->height == (int)p->seg_h;
-            const int main_same = d->width == (int)p->seg_w && d->height == (int)p->seg_h;
-            char what[64];
-            if (main_same || ref_same)
-                snprintf(what, sizeof(what), "the %s changed size alone",
-                         main_same ? "reference" : input_name(p, k, name, sizeof(name)));
-            else
-                snprintf(what, sizeof(what), "the inputs changed to different sizes");
-            av_log(ctx, AV_LOG_ERROR, "%sat frame %"PRId64" (pts_time %s) %s: %s is %dx%d, the "
-                   "reference is %dx%d (the stream so far was %ux%u). Scoring needs both "
-                   "inputs at one size: scale the input that changes to the other's size in "
-                   "the graph (scale=%d:%d for software frames, scale_cuda=%d:%d for CUDA "
-                   "frames); when both change together, scoring goes on at the new size\n",
-                   r->st.prefix, r->st.nb_sent, av_ts2timestr(d->pts, &tb), what,
-                   input_name(p, k, name, sizeof(name)), d->width, d->height, ref->width,
-                   ref->height, p->seg_w, p->seg_h, ref->width, ref->height, ref->width,
-                   ref->height);
+        if (d->width != ref->width || d->height != ref->height) {
+            size_error(ctx, p, k, d, ref, tb);
+            return AVERROR(EINVAL);
         }
-        return AVERROR(EINVAL);
     }
-    if (ref->width == (int)p->seg_w && ref->height == (int)p->seg_h)
+    p->recreated_pairs = 1; /* (a pair in this graph: its unscored frames are its own) */
+    if (!p->reopen && ref->width == (int)p->seg_w && ref->height == (int)p->seg_h)
         return 0;
-    /* both inputs at a new size: the library's next segment */
+    /* a new size, or the first pair after FFmpeg re-created the graph: the library's
+     * next segment */
     if ((ret = ff_vmaf_cuda_pipeline_settings(ctx, p, ref->width, ref->height, &st)) < 0)
         return ret;
     if ((rc = vmaf_cuda_ladder_reopen(p->lad, &st, err, sizeof(err))) < 0) {
-        av_log(ctx, AV_LOG_ERROR, "cannot go on at %dx%d: %s: %s\n", ref->width, ref->height,
+        av_log(ctx, AV_LOG_ERROR, "at frame %"PRId64" (pts_time %s) the picture size changed "
+               "from %ux%u to %dx%d, and scoring cannot go on at it: %s: %s\n", frame,
+               av_ts2timestr(ref->pts, &tb), p->seg_w, p->seg_h, ref->width, ref->height,
                vmaf_cuda_strerror(rc), err);
         return ff_vmaf_cuda_status_to_averror(rc);
     }
+    av_buffer_unref(&p->hw_device_prev); /* (the sessions so far closed their backends) */
+    p->segments++;
+    p->reopen = 0;
     for (unsigned k = 0; k < p->n; k++) /* (a rendition that ended stays ended) */
         if (p->r[k].st.flushed && (rc = vmaf_cuda_flush(p->r[k].st.session)) < 0)
             return ff_vmaf_cuda_stream_error(ctx, &p->r[k].st, "vmaf_cuda_flush", rc);
-    tell_segment(ctx, p, ref->width, ref->height, frame, "");
+    if (ref->width != (int)p->seg_w || ref->height != (int)p->seg_h)
+        tell_segment(ctx, p, ref->width, ref->height, frame);
+    else
+        av_log(ctx, AV_LOG_VERBOSE, "FFmpeg re-created the filter graph: scoring goes on at "
+               "frame %"PRId64" (a new segment of the log, %ux%u)\n", frame, p->seg_w, p->seg_h);
+    p->seg_w = ref->width;
+    p->seg_h = ref->height;
     /* the earlier segment's frames are final now: out they go */
     for (unsigned k = 0; k < p->n; k++)
         if (!p->r[k].done && (ret = ff_vmaf_cuda_stream_drain(ctx, &p->r[k].st, 0)) < 0)
@@ -195,6 +230,7 @@ int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const c
         return 0; /* nothing scored yet (a graph fftools re-creates before it is fed) */
     if (!(e = av_mallocz(sizeof(*e))))
         return AVERROR(ENOMEM);
+    ff_vmaf_cuda_metrics_stop(p); /* (the new graph's instance serves them) */
     /* the frames paired and waiting for their send (a ladder), then the segment's end */
     if ((ret = ff_vmaf_cuda_pipeline_send_waiting(ctx, p)) < 0) {
         av_free(e);
@@ -220,15 +256,17 @@ int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const c
                    q > 1 ? "are" : "is");
             lost += q;
         }
-        e->r[k] = (ParkedRendition){ .live = r->st.live, .watch = r->pairing.watch,
-                                     .watch_tb = r->pairing.tb, .nb_sent = r->st.nb_sent,
+        e->r[k] = (ParkedRendition){ .live = r->st.live, .nb_sent = r->st.nb_sent,
                                      .nb_scored = r->st.nb_scored,
                                      .nb_out_indexed = r->st.nb_out_indexed,
                                      .t_first_send = r->st.t_first_send,
                                      .output_error = r->st.output_error };
+        if (r->st.log_path && !(e->r[k].log_path = av_strdup(r->st.log_path))) {
+            parked_free(e); /* (nothing moved yet for this rendition) */
+            return AVERROR(ENOMEM);
+        }
         r->st.live = NULL;
         r->st.session = NULL;
-        r->pairing.watch = NULL;
     }
     ff_vmaf_cuda_pipeline_release_refs(p);
     snprintf(e->key, sizeof(e->key), "%s/%s", key, ctx->name ? ctx->name : "");
@@ -238,6 +276,10 @@ int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const c
     e->nb_sends = p->nb_sends;
     e->seg_w = p->seg_w;
     e->seg_h = p->seg_h;
+    e->segments = p->segments;
+    e->recreations = p->recreations;
+    e->dropped = p->recreated_dropped + lost;
+    e->unscored = p->recreated_unscored;
     p->lad = NULL;
     p->hw_device = NULL;
     p->results_done = 1; /* the new graph's instance writes them */
@@ -290,6 +332,10 @@ static void take(VmafCudaPipeline *p, VmafCudaParked *e)
     p->nb_sends = e->nb_sends;
     p->seg_w = e->seg_w;
     p->seg_h = e->seg_h;
+    p->segments = e->segments;
+    p->recreations = e->recreations + 1;
+    p->recreated_dropped = e->dropped;
+    p->recreated_unscored = e->unscored;
     for (unsigned k = 0; k < p->n; k++) {
         VmafCudaStream *st = &p->r[k].st;
         const ParkedRendition *r = &e->r[k];
@@ -303,60 +349,60 @@ static void take(VmafCudaPipeline *p, VmafCudaParked *e)
         st->output_error = r->output_error;
         st->session = vmaf_cuda_ladder_session(p->lad, k);
         st->nb_models = vmaf_cuda_model_count(st->session);
-        ff_vmaf_cuda_segment_take_watch(p, e, k, &p->r[k].pairing);
     }
 }
 
-void ff_vmaf_cuda_segment_take_watch(VmafCudaPipeline *p, VmafCudaParked *e, unsigned k,
-                                     VmafCudaPairWatch *w)
-{
-    ParkedRendition *r;
-
-    if (!e || k >= e->n || !(r = &e->r[k])->watch)
-        return;
-    /* (another time base: the new graph's watch starts afresh, the old one's counts are
-     * told now) */
-    if (w->watch && av_cmp_q(r->watch_tb, w->tb)) {
-        VmafCudaPairWatch old = { .watch = r->watch, .prefix = w->prefix };
-        r->watch = NULL;
-        ff_vmaf_cuda_pairing_report(&old, NULL);
-        vmaf_cuda_pairing_close(old.watch);
-        return;
-    }
-    vmaf_cuda_pairing_close(w->watch);
-    w->watch = r->watch;
-    w->tb = r->watch_tb;
-    r->watch = NULL;
-}
 
 int ff_vmaf_cuda_segment_resume(AVFilterContext *ctx, VmafCudaPipeline *p,
                                 const VmafCudaSettings *st)
 {
     VmafCudaParked *e = p->adopted;
-    char err[512];
-    unsigned w, h;
-    int rc;
 
     p->adopted = NULL;
     take(p, e);
-    w = p->seg_w;
-    h = p->seg_h;
     parked_free(e);
-    rc = vmaf_cuda_ladder_reopen(p->lad, st, err, sizeof(err));
-    if (rc >= 0) /* (the sessions so far closed their backends) */
-        av_buffer_unref(&p->hw_device_prev);
-    if (rc < 0) {
-        av_log(ctx, AV_LOG_ERROR, "cannot go on in the re-created filter graph at %ux%u: "
-               "%s: %s\n", st->width, st->height, vmaf_cuda_strerror(rc), err);
-        return ff_vmaf_cuda_status_to_averror(rc);
-    }
-    if (st->width != w || st->height != h)
-        tell_segment(ctx, p, st->width, st->height, p->r[0].st.nb_sent,
-                     " (FFmpeg re-created the filter graph)");
-    else
-        av_log(ctx, AV_LOG_INFO, "FFmpeg re-created the filter graph: scoring goes on at "
-               "frame %"PRId64" (a new segment of the log, %ux%u)\n", p->r[0].st.nb_sent, w, h);
+    /* the first pair goes on in a new segment (the sessions were flushed at the park),
+     * at its size: one input may change now and the other a few frames later */
+    p->reopen = 1;
+    av_log(ctx, AV_LOG_VERBOSE, "FFmpeg re-created the filter graph: the stream goes on "
+           "after frame %"PRId64" (links: %ux%u)\n", p->r[0].st.nb_sent, st->width, st->height);
     return 0;
+}
+
+int ff_vmaf_cuda_segment_parked_path(const char *path)
+{
+    int found = 0;
+
+    ff_mutex_lock(&parked_lock);
+    for (VmafCudaParked *e = parked_list; e && !found; e = e->next)
+        for (unsigned k = 0; k < e->n && !found; k++)
+            found = e->r[k].log_path && !strcmp(e->r[k].log_path, path);
+    ff_mutex_unlock(&parked_lock);
+    return found;
+}
+
+int ff_vmaf_cuda_segment_results(AVFilterContext *ctx, VmafCudaPipeline *p)
+{
+    const int64_t lost = p->recreated_dropped + p->recreated_unscored;
+
+    if (!p->recreations)
+        return 0;
+    if (!lost) {
+        av_log(ctx, AV_LOG_INFO, "FFmpeg re-created the filter graph %d time%s; no frame was "
+               "lost\n", p->recreations, p->recreations > 1 ? "s" : "");
+        return 0;
+    }
+    av_log(ctx, AV_LOG_ERROR, "FFmpeg re-created the filter graph %d time%s (an input's frames "
+           "changed size or format, and the graph holds a filter that does not follow such a "
+           "change as it comes): %"PRId64" main frame%s it held %s dropped and %"PRId64" "
+           "passed through unscored without their reference frames (dropped with them); the "
+           "log and the score cover the frames scored. A graph of vmaf_cuda with only setpts, "
+           "settb, trim, format, split, fps, null, copy, showinfo, metadata and scale to a "
+           "fixed size keeps every frame (docs/filter.md, Resolution changes)\n",
+           p->recreations, p->recreations > 1 ? "s" : "", p->recreated_dropped,
+           p->recreated_dropped == 1 ? "" : "s", p->recreated_dropped == 1 ? "was" : "were",
+           p->recreated_unscored);
+    return AVERROR(EIO);
 }
 
 void ff_vmaf_cuda_segment_unadopted(VmafCudaPipeline *p)

@@ -69,6 +69,7 @@ int ff_vmaf_cuda_pipeline_init(AVFilterContext *ctx, VmafCudaPipeline *p, unsign
         /* the log is written at the end (NDJSON: at the first scored frame): find out
          * now when it cannot be, leaving no file behind */
         if (!(p->out.ndjson && vmaf_cuda_live_path_is_stream(r->st.log_path)) &&
+            !ff_vmaf_cuda_segment_parked_path(r->st.log_path) && /* (a re-created graph's) */
             vmaf_cuda_check_log_path(r->st.log_path, err, sizeof(err)) < 0) {
             av_log(ctx, AV_LOG_ERROR, "%s\n", err);
             return AVERROR(EIO);
@@ -81,6 +82,7 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
 {
     AVFrame *frame;
 
+    ff_vmaf_cuda_metrics_stop(p); /* (it reads the live states) */
     if (p->r)
         ff_vmaf_cuda_segment_unadopted(p); /* (results took it; else it is freed here) */
     for (unsigned k = 0; p->r && k < p->n; k++) {
@@ -174,23 +176,13 @@ static int check_main(AVFilterContext *ctx, VmafCudaPipeline *p, unsigned k, int
         av_log(ctx, AV_LOG_ERROR, "CUDA input without a hardware frames context\n");
         return AVERROR(EINVAL);
     }
-    if ((m->w != ref->w || m->h != ref->h) && p->adopted) {
-        /* a graph fftools re-created when one input changed: the other may follow (both
-         * change, one after the other); a frame pair of two sizes is the error
-         * (ff_vmaf_cuda_segment_check()) */
-        av_log(ctx, AV_LOG_VERBOSE, "%s is %s, the reference is %s (re-created graph)\n",
-               ladder ? who : "main", str, ref_str);
-    } else if (m->w != ref->w || m->h != ref->h) {
-        if (ladder)
-            av_log(ctx, AV_LOG_ERROR, "%s is %dx%d, the reference is %dx%d: each rendition "
-                   "must have the reference's size, and the filter does not scale; scale it "
-                   "in the graph first: scale_cuda=%d:%d for CUDA frames (NVDEC), scale=%d:%d "
-                   "for software frames\n", who, m->w, m->h, ref->w, ref->h, ref->w, ref->h,
-                   ref->w, ref->h);
-        else
-            av_log(ctx, AV_LOG_ERROR, "input sizes differ: main is %s, reference is %s\n",
-                   str, ref_str);
-        *err = AVERROR(EINVAL);
+    if (m->w != ref->w || m->h != ref->h) {
+        /* the links' sizes are those of the newest frames when the graph was configured
+         * (fftools re-creates it when one input changes, and the other may follow): the
+         * frames paired are compared (ff_vmaf_cuda_segment_check()), so the error names
+         * the frame */
+        av_log(ctx, AV_LOG_VERBOSE, "%s is %s, the reference is %s: the frames paired must "
+               "have one size\n", ladder ? who : "main", str, ref_str);
     }
     if (ff_vmaf_cuda_layout(av_pix_fmt_desc_get(fmt), ml) < 0) {
         if (ladder)
@@ -395,11 +387,13 @@ int ff_vmaf_cuda_pipeline_config_output(AVFilterContext *ctx, VmafCudaPipeline *
                                          ff_filter_link(reflink)->frame_rate, r->st.prefix,
                                          p->input_timeout)) < 0)
         return ret;
-    ff_vmaf_cuda_segment_take_watch(p, p->adopted, k, &r->pairing);
     if (!p->lad && (ret = open_ladder(ctx, p)) < 0)
         return ret;
     if (!r->st.live &&
         (ret = ff_vmaf_cuda_live_open(ctx, &live, r->st.session, outlink, &r->st.live)) < 0)
         return ret;
-    return 0;
+    for (unsigned j = 0; j < p->n; j++) /* (every rendition's live state, then the server) */
+        if (!p->r[j].st.live)
+            return 0;
+    return ff_vmaf_cuda_metrics_start(ctx, p, p->opt.metrics_address, p->opt.metrics_port);
 }

@@ -699,6 +699,33 @@ const char *vmaf_cuda_live_error(const VmafCudaLive *l);
 int vmaf_cuda_live_event(VmafCudaLive *l, const char *event, const char *input, int64_t pts,
                          int has_pts, const char *message);
 
+/** Counts a main frame that went out unscored (API 9), for vmaf_cuda_live_metrics():
+ *  `reason` as lavfi.vmaf.unscored has it (no_reference, reference_ended, reference_gap,
+ *  reference_stalled; NULL or "": "unknown"). Returns 0 or EINVAL (NULL live state). */
+int vmaf_cuda_live_unscored(VmafCudaLive *l, const char *reason);
+
+/**
+ * Dashboards (API 9): the metrics of `n` live states (a ladder's renditions: labelled
+ * rendition="k" when n > 1) in the Prometheus text exposition format 0.0.4, what the
+ * filter's metrics_port serves. Each family once, with HELP and TYPE lines:
+ *   vmaf_cuda_uptime_seconds                 gauge: since vmaf_cuda_live_open();
+ *   vmaf_cuda_frames_scored_total            counter: frames given to vmaf_cuda_live_frame();
+ *   vmaf_cuda_frames_unscored_total{reason}  counter: vmaf_cuda_live_unscored() calls;
+ *   vmaf_cuda_events_total{event,input}      counter: vmaf_cuda_live_event() calls;
+ *   vmaf_cuda_frame_number, vmaf_cuda_frame_pts_seconds  gauges: the last scored frame's
+ *                                            frameNum and time (no sample before it);
+ *   vmaf_cuda_frame_score{metric}            gauge: its value of each feature and model,
+ *                                            by the names of VmafCudaFrameScores;
+ *   vmaf_cuda_window_score{model,stat}       gauge, with a window: frames, min, mean,
+ *                                            harmonic_mean, and max or percN (pool).
+ * Values print as %.17g (parsing gives the same double), NaN as NaN. Safe to call from
+ * another thread while the live states are used (not closed). Returns the text's length
+ * (as snprintf; at most size - 1 bytes written, NUL-terminated; buf may be NULL with size
+ * 0; the next call's text may be longer: give room), or EINVAL (no live state), ENOMEM.
+ */
+int vmaf_cuda_live_metrics(const VmafCudaLive *const *lives, unsigned n, char *buf,
+                           size_t size);
+
 /** Closes the live state (and the NDJSON stream without its pooled line); NULL is a no-op. */
 void vmaf_cuda_live_close(VmafCudaLive *l);
 

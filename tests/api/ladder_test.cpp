@@ -248,8 +248,9 @@ struct SegmentSpec {
 /// A ladder whose pictures change size between segments (vmaf_cuda_ladder_reopen())
 /// against a fresh ladder per segment fed the same pairs: every frame's values the same
 /// (numbered on), pooled values over the concatenation in frame order, one log.
-void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, const char* models,
-                  const char* features, int keep_history) {
+/// Returns each rendition's pooled mean after a truncation into the first segment.
+std::vector<double> run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions,
+                                 const char* models, const char* features, int keep_history) {
     using nlohmann::json;
     INFO("segments test, backend " << (test_backend() == VMAF_CUDA_BACKEND_CUDA ? "cuda" : "cpu")
                                    << ", keep_history " << keep_history << ", seed 0x5e6");
@@ -314,6 +315,9 @@ void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, con
     }
     REQUIRE(vmaf_cuda_ladder_flush(l) == VMAF_CUDA_OK);
     CHECK(vmaf_cuda_ladder_pictures_released(l) == first);
+    std::vector<double> cut_means;
+    // a cut back into the segment before the last (e.g. -frames:v N just after a change)
+    const unsigned cut = first - segs.back().frames - 1;
     for (unsigned k = 0; k < renditions; ++k) {
         INFO("rendition " << k);
         VmafCudaSession* vs = vmaf_cuda_ladder_session(l, k);
@@ -349,6 +353,14 @@ void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, con
         if (!keep_history) {
             CHECK(vmaf_cuda_write_log(vs, "ladder_test_seg.json", VMAF_CUDA_LOG_JSON, -1, NAN) ==
                   VMAF_CUDA_ESTATE);
+            // within the last 64 frames; two segments back needs the history
+            if (segs.size() > 2) { // (refused before anything changes)
+                CHECK(vmaf_cuda_truncate(vs, segs[0].frames - 1) == VMAF_CUDA_ESTATE);
+            }
+            REQUIRE(vmaf_cuda_truncate(vs, cut) == VMAF_CUDA_OK);
+            double m = 0;
+            REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_OK);
+            cut_means.push_back(m);
             continue;
         }
         // one log: every frame numbered on, with the segments
@@ -381,14 +393,16 @@ void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, con
             CHECK(std::isfinite(log["aggregate_metrics"]["apsnr_y"].get<double>()));
         }
         // a cut into an earlier segment (-frames:v): as if the stream had ended there
-        const unsigned cut = segs[0].frames - 1;
         REQUIRE(vmaf_cuda_truncate(vs, cut) == VMAF_CUDA_OK);
+        double m = 0;
+        REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &m) == VMAF_CUDA_OK);
+        cut_means.push_back(m);
         REQUIRE(vmaf_cuda_write_log(vs, "ladder_test_seg.json", VMAF_CUDA_LOG_JSON, -1, NAN) ==
                 VMAF_CUDA_OK);
         const json cut_log = json::parse(slurp("ladder_test_seg.json"));
         std::remove("ladder_test_seg.json");
         CHECK(cut_log["frames"].size() == cut);
-        CHECK(!cut_log.contains("segments"));
+        CHECK(cut_log["segments"].size() == segs.size() - 1);
     }
     // settings that score other names cannot continue the stream
     VmafCudaSettings other = settings(64, 48, 8, "version=vmaf_v0.6.1neg", nullptr);
@@ -396,6 +410,7 @@ void run_segments(const std::vector<SegmentSpec>& segs, unsigned renditions, con
     CHECK(vmaf_cuda_ladder_reopen(l, &other, err, sizeof err) == VMAF_CUDA_EINVAL);
     CHECK(std::string(err).find("other features or models") != std::string::npos);
     vmaf_cuda_ladder_close(l);
+    return cut_means;
 }
 
 } // namespace
@@ -405,7 +420,11 @@ TEST_CASE("ladder: segments, the picture size and bit depth change mid-stream",
     const std::vector<SegmentSpec> segs = {{96, 64, 8, 6}, {80, 72, 10, 5}, {96, 64, 8, 4}};
     run_segments(segs, 2, nullptr, "name=psnr:enable_apsnr=true", 1);
     run_segments(segs, 1, "version=vmaf_v0.6.1", "name=motion:motion_five_frame_window=true", 1);
-    run_segments(segs, 2, nullptr, nullptr, 0);
+    // without history: the same pooled values, also after a cut back into the first segment
+    const std::vector<double> with = run_segments(segs, 2, nullptr, nullptr, 1);
+    const std::vector<double> without = run_segments(segs, 2, nullptr, nullptr, 0);
+    REQUIRE(with.size() == 2);
+    CHECK(with == without);
 }
 
 TEST_CASE("ladder: aligned renditions score as separate sessions", "[api][ladder]") {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -880,5 +882,110 @@ TEST_CASE("vmaf_cuda_pooled accepts the percentiles", "[api][pooling]") {
     REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_PERC1, &p) == VMAF_CUDA_OK);
     CHECK(p == sorted[0]);
     CHECK(vmaf_cuda_pooled(vs, "vmaf", VmafCudaPool(7), &p) == VMAF_CUDA_EINVAL);
+    vmaf_cuda_close(vs);
+}
+
+TEST_CASE("metrics: the Prometheus text of two renditions, read while frames are scored",
+          "[api][live][metrics]") {
+    VmafCudaSession* vs = open_session("version=vmaf_v0.6.1|version=vmaf_v0.6.1neg");
+    VmafCudaLiveSettings cfg;
+    vmaf_cuda_live_default_settings(&cfg);
+    cfg.window = "2";
+    cfg.pool = VMAF_CUDA_POOL_MAX;
+    cfg.tb_num = 1;
+    cfg.tb_den = 25;
+    VmafCudaLive* l[2] = {nullptr, nullptr};
+    char err[256] = "";
+    for (auto& x : l) REQUIRE(vmaf_cuda_live_open(&x, vs, &cfg, err, sizeof err) == 0);
+    const char* names[] = {"integer_adm2", "vmaf", "vmaf_v0.6.1neg"};
+    std::vector<std::vector<double>> rows = {{0.9, 80.25, 70}, {0.8, 60.1, std::nan("")},
+                                             {0.95, 90, 85}};
+    for (unsigned i = 0; i < rows.size(); ++i) {
+        VmafCudaFrameScores fs{i, 3, names, rows[i].data()};
+        VmafCudaLiveFrame out;
+        REQUIRE(vmaf_cuda_live_frame(l[0], &fs, 2 * i, 1, &out) == 0);
+    }
+    REQUIRE(vmaf_cuda_live_unscored(l[1], "reference_gap") == 0);
+    REQUIRE(vmaf_cuda_live_unscored(l[1], "reference_gap") == 0);
+    REQUIRE(vmaf_cuda_live_unscored(l[1], nullptr) == 0);
+    REQUIRE(vmaf_cuda_live_event(l[0], "stalled", "reference", 4, 1, "the reference \"stalls\"") == 0);
+    const VmafCudaLive* const lives[2] = {l[0], l[1]};
+    const int n = vmaf_cuda_live_metrics(lives, 2, nullptr, 0);
+    REQUIRE(n > 0);
+    // (the uptime's digits may differ from one call to the next)
+    std::string text(std::size_t(n) + 64, '\0');
+    const int got = vmaf_cuda_live_metrics(lives, 2, text.data(), text.size());
+    REQUIRE(got > 0);
+    REQUIRE(std::size_t(got) < text.size());
+    text.resize(std::size_t(got));
+    CHECK(std::strlen(text.c_str()) == std::size_t(got));
+    INFO(text);
+    // every family once, each sample a "name{labels} value" line, values as %.17g
+    std::istringstream in(text);
+    std::vector<std::string> samples;
+    std::map<std::string, int> types;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# TYPE ", 0) == 0) ++types[line.substr(7, line.find(' ', 7) - 7)];
+        else if (line.rfind("# HELP ", 0) != 0 && line.rfind("vmaf_cuda_uptime_seconds", 0) != 0)
+            samples.push_back(line);
+    }
+    CHECK(types.size() == 8);
+    for (const auto& [name, count] : types) CHECK(count == 1);
+    VmafCudaWindowStats ws;
+    REQUIRE(vmaf_cuda_live_window(l[0], 0, &ws) == 0);
+    const std::vector<std::string> want = {
+        "vmaf_cuda_frames_scored_total{rendition=\"0\"} 3",
+        "vmaf_cuda_frames_scored_total{rendition=\"1\"} 0",
+        "vmaf_cuda_frames_unscored_total{rendition=\"1\",reason=\"reference_gap\"} 2",
+        "vmaf_cuda_frames_unscored_total{rendition=\"1\",reason=\"unknown\"} 1",
+        "vmaf_cuda_events_total{rendition=\"0\",event=\"stalled\",input=\"reference\"} 1",
+        "vmaf_cuda_frame_number{rendition=\"0\"} 2",
+        "vmaf_cuda_frame_pts_seconds{rendition=\"0\"} 0.16",
+        "vmaf_cuda_frame_score{rendition=\"0\",metric=\"integer_adm2\"} 0.94999999999999996",
+        "vmaf_cuda_frame_score{rendition=\"0\",metric=\"vmaf\"} 90",
+        "vmaf_cuda_frame_score{rendition=\"0\",metric=\"vmaf_v0.6.1neg\"} 85",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf\",stat=\"frames\"} 2",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf\",stat=\"min\"} 60.100000000000001",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf\",stat=\"mean\"} 75.049999999999997",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf\",stat=\"harmonic_mean\"} " +
+            fmt(ws.harmonic_mean, -1),
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf\",stat=\"max\"} 90",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf_v0.6.1neg\",stat=\"frames\"} 2",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf_v0.6.1neg\",stat=\"min\"} 85",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf_v0.6.1neg\",stat=\"mean\"} NaN",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf_v0.6.1neg\",stat=\"harmonic_mean\"} NaN",
+        "vmaf_cuda_window_score{rendition=\"0\",model=\"vmaf_v0.6.1neg\",stat=\"max\"} 85",
+        "vmaf_cuda_window_score{rendition=\"1\",model=\"vmaf\",stat=\"frames\"} 0",
+    };
+    std::string missing;
+    for (const std::string& w : want)
+        if (std::find(samples.begin(), samples.end(), w) == samples.end()) missing += w + "\n";
+    CHECK(missing == "");
+    // one live state: no rendition label; a short buffer is cut, NUL-terminated
+    char small[16];
+    CHECK(vmaf_cuda_live_metrics(lives, 1, small, sizeof small) > int(sizeof small));
+    CHECK(std::strlen(small) == sizeof small - 1);
+    std::string one(std::size_t(vmaf_cuda_live_metrics(lives, 1, nullptr, 0)) + 64, '\0');
+    vmaf_cuda_live_metrics(lives, 1, one.data(), one.size());
+    CHECK(one.find("vmaf_cuda_frames_scored_total 3\n") != std::string::npos);
+    CHECK(one.find("rendition=") == std::string::npos);
+    CHECK(vmaf_cuda_live_metrics(nullptr, 1, nullptr, 0) == VMAF_CUDA_EINVAL);
+    // a scrape from another thread while frames are scored sees whole counts
+    std::atomic<bool> done{false};
+    std::thread scraper([&] {
+        std::vector<char> buf(1 << 16);
+        while (!done) vmaf_cuda_live_metrics(lives, 2, buf.data(), buf.size());
+    });
+    for (unsigned i = 3; i < 20003; ++i) {
+        VmafCudaFrameScores fs{i, 3, names, rows[i % 3].data()};
+        VmafCudaLiveFrame out;
+        REQUIRE(vmaf_cuda_live_frame(l[0], &fs, 2 * i, 1, &out) == 0);
+    }
+    done = true;
+    scraper.join();
+    std::string last(std::size_t(vmaf_cuda_live_metrics(lives, 1, nullptr, 0)) + 64, '\0');
+    vmaf_cuda_live_metrics(lives, 1, last.data(), last.size());
+    CHECK(last.find("vmaf_cuda_frames_scored_total 20003\n") != std::string::npos);
+    for (auto& x : l) vmaf_cuda_live_close(x);
     vmaf_cuda_close(vs);
 }

@@ -154,25 +154,39 @@ def case_resize_one(r, c, hw=False):
     return "error at frame 25 naming both sizes, exit %d, 24 frames logged; scaled: 63" % rc
 
 
+LOST_RE = re.compile(r"FFmpeg re-created the filter graph (\d+) times?.*?: (\d+) main frames? it "
+                     r"held (?:was|were) dropped and (\d+) passed through unscored")
+
+
 def case_resize_recreated(r, c, hw=False):
     """A graph with a filter that does not follow a size change (hflip): FFmpeg re-creates
-    it at each change (frames queued inside it are dropped, as many as timing leaves
-    there); the log still keeps every segment, numbered on, and one score line."""
+    it at each change and drops the frames queued inside it (as many as timing leaves
+    there). The log still keeps every segment, numbered on, with one score line, and the
+    frames lost are counted: every one of the 63 main frames is logged, dropped or told
+    unscored, and a run that lost any exits non-zero."""
     dis, ref = c.get("resize_dist.ts"), c.get("resize_ref.ts")
     pre = ("[0:v]hwdownload,format=nv12,hflip[m];[1:v]hwdownload,format=nv12,hflip[r];[m][r]"
            if hw else "[0:v]hflip[m];[1:v]hflip[r];[m][r]")
-    _, log, err = run(r, dis, ref, "resize_recreated", pre=pre, hw=hw)
-    n = len(log["frames"])
+    rc, log, err = run(r, dis, ref, "resize_recreated", pre=pre, hw=hw, expect_ok=False)
+    n = len(log["frames"]) if log else 0
     sizes = []
-    for g in log.get("segments", []):
+    for g in log.get("segments", []) if log else []:
         if not sizes or sizes[-1] != (g["width"], g["height"]):
             sizes.append((g["width"], g["height"]))
     if sizes != [(176, 144), (128, 96), (176, 144)] or \
-            [f["frameNum"] for f in log["frames"]] != list(range(n)) or not 15 <= n <= 63:
-        _fail("re-created graph: %d frames, segments %s" % (n, log.get("segments")))
-    if "FFmpeg re-created the filter graph" not in err or len(SCORE_RE.findall(err)) != 1:
-        _fail("re-created graph: stderr:\n%s" % err[-2000:])
-    return "%d of 63 frames in the sizes' order, numbered on, one score line" % n
+            [f["frameNum"] for f in log["frames"]] != list(range(n)):
+        _fail("re-created graph: %d frames, segments %s" % (n, log and log.get("segments")))
+    lost = LOST_RE.search(err)
+    if lost:
+        dropped, unscored = int(lost.group(2)), int(lost.group(3))
+        if rc == 0 or n + dropped + unscored != 63:
+            _fail("re-created graph: exit %d, %d logged + %d dropped + %d unscored != 63" %
+                  (rc, n, dropped, unscored))
+    elif rc != 0 or n != 63 or "no frame was lost" not in err:
+        _fail("re-created graph: exit %d, %d frames, stderr:\n%s" % (rc, n, err[-2000:]))
+    if len(SCORE_RE.findall(err)) != 1:
+        _fail("re-created graph: score lines %s" % SCORE_RE.findall(err))
+    return "%d of 63 frames logged in the sizes' order, the rest counted as lost (exit %d)" % (n, rc)
 
 
 CPU_CASES = [case_resize_both, case_resize_one, case_resize_recreated]
