@@ -708,6 +708,14 @@ std::vector<Session::Segment> Session::segments() const {
 }
 
 bool Session::scored(std::uint64_t index) const {
+    if (index < base_ && prev_ && index >= prev_->base_) return prev_->scored(index);
+    if (index < base_ && prev_ && !prev_->prev_ && !earlier_bases_.empty()) {
+        // a segment let go (below): counted from its own first frame
+        auto it = std::upper_bound(earlier_bases_.begin(), earlier_bases_.end(), unsigned(
+            std::min<std::uint64_t>(index, UINT32_MAX)));
+        const unsigned first = it == earlier_bases_.begin() ? 0 : *(it - 1);
+        return backend_config_.scored(index - first);
+    }
     if (index < base_ && prev_) return prev_->scored(index);
     return backend_config_.scored(index - std::min<std::uint64_t>(index, base_));
 }
@@ -732,6 +740,14 @@ void Session::adopt(std::unique_ptr<Session> prev) {
     }
     base_ = prev->base_ + prev->sent_;
     prev->backend_.reset(); // its device memory: nothing more is computed there
+    // Without history only the previous segment can still matter (its last rows, a cut
+    // back into it); the ones before it, all delivered, are let go, so memory stays flat
+    // over any number of changes. Their first frames stay for scored().
+    earlier_bases_ = std::move(prev->earlier_bases_);
+    if (!settings_.keep_history && prev->prev_ && prev->prev_->drained()) {
+        for (const Session* seg : prev->prev_->chain()) earlier_bases_.push_back(seg->base_);
+        prev->prev_.reset();
+    }
     prev_ = std::move(prev);
 }
 

@@ -179,6 +179,14 @@ private:
     unsigned running_base_ = 0;
     bool prev_recent_pending_ = false;
     void fold_prev_recent();
+    /// Without history: the first frames of the segments let go (adopt()), oldest first.
+    std::vector<unsigned> earlier_bases_;
+    /// Every final row was received (and none waits for lookahead).
+    bool drained() const {
+        return flushed_ && waiting_.empty() &&
+               (settings_.keep_history ? delivered_ == rows_.size() : undelivered_.empty()) &&
+               (!prev_ || prev_->drained());
+    }
 };
 
 } // namespace vmaf_cuda::engine

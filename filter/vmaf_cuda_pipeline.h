@@ -92,7 +92,7 @@ typedef struct VmafCudaPipeline {
     struct VmafCudaParked *adopted; /**< what the old graph's instance parked (fftools
                                          re-created the graph), until the configuration */
     AVBufferRef *hw_device_prev; /**< the CUDA context of the parked ladder's sessions */
-    struct VmafCudaMetrics *metrics; /**< the metrics_port server (NULL: none) */
+    VmafCudaMetricsServer *metrics; /**< the metrics_port server (NULL: none) */
     int segments;                /**< segments started after the first */
     int reopen;                  /**< the next send starts a segment (a re-created graph) */
     int recreations;             /**< graphs re-created by FFmpeg before this one */
@@ -101,7 +101,6 @@ typedef struct VmafCudaPipeline {
 } VmafCudaPipeline;
 
 typedef struct VmafCudaParked VmafCudaParked;
-typedef struct VmafCudaMetrics VmafCudaMetrics;
 
 /* ---- vmaf_cuda_setup.c ---- */
 
@@ -145,10 +144,9 @@ int ff_vmaf_cuda_segment_results(AVFilterContext *ctx, VmafCudaPipeline *p);
 /** At the end, with p->adopted still set (the configuration failed): writes it here. */
 void ff_vmaf_cuda_segment_unadopted(VmafCudaPipeline *p);
 
-/* ---- vmaf_cuda_metrics.c: dashboards ---- */
-
-/** Serves the renditions' live metrics on `address`:`port` (port 0: nothing), once every
- *  rendition's live state is open; an error naming the address when it cannot listen. */
+/** Dashboards: serves the renditions' live metrics on `address`:`port` (port 0: nothing;
+ *  the library's vmaf_cuda_metrics_serve()), once every rendition's live state is open;
+ *  an error naming the address when it cannot listen. */
 int ff_vmaf_cuda_metrics_start(AVFilterContext *ctx, VmafCudaPipeline *p, const char *address,
                                int port);
 /** Stops the server (before the live states it reads are closed or moved). */

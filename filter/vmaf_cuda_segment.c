@@ -392,13 +392,14 @@ int ff_vmaf_cuda_segment_results(AVFilterContext *ctx, VmafCudaPipeline *p)
                "lost\n", p->recreations, p->recreations > 1 ? "s" : "");
         return 0;
     }
-    av_log(ctx, AV_LOG_ERROR, "FFmpeg re-created the filter graph %d time%s (an input's frames "
-           "changed size or format, and the graph holds a filter that does not follow such a "
-           "change as it comes): %"PRId64" main frame%s it held %s dropped and %"PRId64" "
-           "passed through unscored without their reference frames (dropped with them); the "
-           "log and the score cover the frames scored. A graph of vmaf_cuda with only setpts, "
-           "settb, trim, format, split, fps, null, copy, showinfo, metadata and scale to a "
-           "fixed size keeps every frame (docs/filter.md, Resolution changes)\n",
+    av_log(ctx, AV_LOG_ERROR, "FFmpeg re-created the filter graph %d time%s (once for each "
+           "input whose frames changed size or format, as the graph holds a filter that does "
+           "not follow such a change as it comes, or converts a pixel format): %"PRId64" main "
+           "frame%s it held %s dropped and %"PRId64" passed through unscored without their "
+           "reference frames (dropped with them); the log and the score cover the frames "
+           "scored. A graph of vmaf_cuda with only setpts, settb, trim, format, split, fps, "
+           "null, copy, showinfo, metadata and scale to a fixed size, on inputs of one pixel "
+           "format, keeps every frame (docs/filter.md, Resolution changes)\n",
            p->recreations, p->recreations > 1 ? "s" : "", p->recreated_dropped,
            p->recreated_dropped == 1 ? "" : "s", p->recreated_dropped == 1 ? "was" : "were",
            p->recreated_unscored);

@@ -111,6 +111,34 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
     av_buffer_unref(&p->hw_device);
 }
 
+int ff_vmaf_cuda_metrics_start(AVFilterContext *ctx, VmafCudaPipeline *p, const char *address,
+                               int port)
+{
+    const VmafCudaLive *lives[VMAF_CUDA_MAX_RENDITIONS];
+    char err[512];
+    int rc;
+
+    if (port <= 0 || p->metrics)
+        return 0;
+    for (unsigned k = 0; k < p->n; k++)
+        lives[k] = p->r[k].st.live;
+    if ((rc = vmaf_cuda_metrics_serve(&p->metrics, lives, p->n, address, port, err,
+                                      sizeof(err))) < 0) {
+        av_log(ctx, AV_LOG_ERROR, "metrics_port: %s\n", err);
+        return ff_vmaf_cuda_status_to_averror(rc);
+    }
+    av_log(ctx, AV_LOG_INFO, "metrics_port: Prometheus metrics at http://%s%s%s:%d/metrics\n",
+           strchr(address, ':') && *address != '[' ? "[" : "", address,
+           strchr(address, ':') && *address != '[' ? "]" : "", port);
+    return 0;
+}
+
+void ff_vmaf_cuda_metrics_stop(VmafCudaPipeline *p)
+{
+    vmaf_cuda_metrics_close(p->metrics);
+    p->metrics = NULL;
+}
+
 /** "854x480 yuv420p" or "854x480 cuda(p010le)". */
 static void describe_link(AVFilterLink *link, char *buf, size_t size)
 {

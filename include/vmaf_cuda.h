@@ -434,8 +434,10 @@ int vmaf_cuda_ladder_flush(VmafCudaLadder *l);
  * vmaf_cuda_write_log() writes one log with every frame, numbered continuously, and the
  * segments ("segments" in JSON: first_frame, frames, width, height, bit_depth; XML
  * <segments>; CSV and SUB have no place for them). With n_subsample, each segment counts
- * from its own first frame. vmaf_cuda_truncate() may cut into an earlier segment only with
- * keep_history. Every rendition goes on, also one that was flushed (ended) before: flush
+ * from its own first frame. vmaf_cuda_truncate() may cut into any earlier segment with
+ * keep_history; without it, back into the previous segment while the cut drops no more
+ * than the last 64 scored frames (older segments are let go: memory stays flat over any
+ * number of changes). Every rendition goes on, also one that was flushed (ended) before: flush
  * its session again to end it (or a segment ending, e.g. a graph re-created, would end
  * renditions for good). The ladder's picture
  * counts (vmaf_cuda_ladder_pictures_released(), vmaf_cuda_pictures_released()) go on
@@ -725,6 +727,30 @@ int vmaf_cuda_live_unscored(VmafCudaLive *l, const char *reason);
  */
 int vmaf_cuda_live_metrics(const VmafCudaLive *const *lives, unsigned n, char *buf,
                            size_t size);
+
+/** A scrape endpoint for live states (vmaf_cuda_metrics_serve()). */
+typedef struct VmafCudaMetricsServer VmafCudaMetricsServer;
+
+/**
+ * Serves vmaf_cuda_live_metrics() of `n` live states over HTTP (API 9), what the filter's
+ * metrics_port does: listens on `address` (a numeric IPv4 or IPv6 address, "[::1]", or a
+ * name; "0.0.0.0" or "::" for every interface) and `port` (1..65535), and answers from a
+ * thread of its own, one request at a time: GET or HEAD of /metrics or / (a query string
+ * is ignored) with the text (Content-Type text/plain; version=0.0.4), other paths 404,
+ * other methods 405. Each client's request must arrive within 2 s (at most 8 KiB of
+ * headers) and its reply go out within 2 s, and its connection is closed after the reply,
+ * so no client holds the server. The live states must stay open until
+ * vmaf_cuda_metrics_close(). Errors (message in `err`): EINVAL (no live state, a port out
+ * of range, an address that does not resolve), EIO (cannot listen: the address and the
+ * system's reason, e.g. "Address already in use"), ENOMEM.
+ */
+int vmaf_cuda_metrics_serve(VmafCudaMetricsServer **out, const VmafCudaLive *const *lives,
+                            unsigned n, const char *address, int port, char *err,
+                            size_t err_size);
+
+/** Stops the server (within about 0.2 s, a client's reply cut short) and closes its
+ *  socket; NULL is a no-op. */
+void vmaf_cuda_metrics_close(VmafCudaMetricsServer *s);
 
 /** Closes the live state (and the NDJSON stream without its pooled line); NULL is a no-op. */
 void vmaf_cuda_live_close(VmafCudaLive *l);

@@ -427,6 +427,56 @@ TEST_CASE("ladder: segments, the picture size and bit depth change mid-stream",
     CHECK(with == without);
 }
 
+TEST_CASE("ladder: many segments without history (earlier ones let go), n_subsample",
+          "[api][ladder][segments]") {
+    // 60 size changes of 3 frames each: the pooled values over the concatenation, and
+    // which frames are scored (each segment counts n_subsample from its first frame)
+    VmafCudaLadder* l = nullptr;
+    char err[256] = "";
+    std::mt19937_64 rng(0x5e7);
+    std::vector<double> vmaf;
+    std::uint64_t want_scored = 0;
+    unsigned sent = 0;
+    for (unsigned g = 0; g < 60; ++g) {
+        const unsigned w = g % 2 ? 64 : 72, h = g % 3 ? 48 : 56;
+        VmafCudaSettings s = settings(w, h, 8, nullptr, nullptr);
+        s.keep_history = 0;
+        s.n_subsample = 2;
+        if (!l) REQUIRE(vmaf_cuda_ladder_open(&l, &s, 1, err, sizeof err) == VMAF_CUDA_OK);
+        else REQUIRE(vmaf_cuda_ladder_reopen(l, &s, err, sizeof err) == VMAF_CUDA_OK);
+        for (unsigned f = 0; f < 3; ++f, ++sent) {
+            const Picture ref = make_picture(w, h, 8, f, 0, rng), dist = make_picture(w, h, 8, f, 0.02, rng);
+            const VmafCudaPicture rp = ref.view(), dp = dist.view();
+            const VmafCudaPicture* d[1] = {&dp};
+            REQUIRE(vmaf_cuda_ladder_send(l, &rp, d) == VMAF_CUDA_OK);
+            CHECK(vmaf_cuda_frame_scored(vmaf_cuda_ladder_session(l, 0), sent) == (f % 2 == 0));
+            want_scored += f % 2 == 0;
+        }
+        VmafCudaFrameScores fs;
+        while (vmaf_cuda_receive(vmaf_cuda_ladder_session(l, 0), &fs) == VMAF_CUDA_OK)
+            for (unsigned i = 0; i < fs.count; ++i)
+                if (std::string(fs.names[i]) == "vmaf") vmaf.push_back(fs.values[i]);
+    }
+    VmafCudaSession* vs = vmaf_cuda_ladder_session(l, 0);
+    REQUIRE(vmaf_cuda_ladder_flush(l) == VMAF_CUDA_OK);
+    VmafCudaFrameScores fs;
+    while (vmaf_cuda_receive(vs, &fs) == VMAF_CUDA_OK)
+        for (unsigned i = 0; i < fs.count; ++i)
+            if (std::string(fs.names[i]) == "vmaf") vmaf.push_back(fs.values[i]);
+    CHECK(vmaf.size() == want_scored);
+    CHECK(vmaf_cuda_frames_scored(vs, sent) == want_scored);
+    // frames of segments long let go
+    CHECK(vmaf_cuda_frame_scored(vs, 0) == 1);
+    CHECK(vmaf_cuda_frame_scored(vs, 3) == 1);
+    CHECK(vmaf_cuda_frame_scored(vs, 4) == 0);
+    CHECK(vmaf_cuda_frame_scored(vs, 5) == 1);
+    double sum = 0, mean = 0;
+    for (double v : vmaf) sum += v;
+    REQUIRE(vmaf_cuda_pooled(vs, "vmaf", VMAF_CUDA_POOL_MEAN, &mean) == VMAF_CUDA_OK);
+    CHECK(mean == sum / double(vmaf.size()));
+    vmaf_cuda_ladder_close(l);
+}
+
 TEST_CASE("ladder: aligned renditions score as separate sessions", "[api][ladder]") {
     const unsigned n = 9;
     run_case({"aligned", 96, 64, 8, n, 3, nullptr, nullptr, {all(n), all(n), all(n)}, iota(n)});
