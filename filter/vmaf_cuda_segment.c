@@ -5,7 +5,8 @@
  * encoder reconfigured) and scoring goes on, in one log (the library's segments,
  * vmaf_cuda_ladder_reopen()). Frames of a new size reach the filter two ways:
  *
- *  - in the graph (software frames with -reinit_filter 0, a filter before this one that
+ *  - in the graph (fftools keeps a graph of vmaf_cuda and filters that follow a size
+ *    change: the integration patch; -reinit_filter 0; a filter before this one that
  *    changes size per frame): a send whose reference frame has a new size, with every
  *    main frame paired with it at that size, starts a new segment; a main frame whose
  *    size is not its reference frame's is an error naming the frame, its time and both
@@ -16,9 +17,10 @@
  *    new graph before it configures it. The old instance ends its segment, sends its
  *    frames out (fftools then reads them) and parks its ladder, live state and counters
  *    under KEY and its instance name; the new instance takes them at "adopt" and goes on
- *    from there at its configuration: frames numbered on, one log, one NDJSON stream, one
- *    score line at the end. FFmpeg drops what was still queued inside the old graph;
- *    the main frames among them are counted and named.
+ *    from its first pair, in a new segment: frames numbered on, one log, one NDJSON
+ *    stream, one score line at the end. FFmpeg drops what was still queued inside the old
+ *    graph: the main frames among them, and those that then go out unscored for want of
+ *    their reference frames, are counted, and a run that lost any ends with an error.
  *
  * Copied into FFmpeg's libavfilter/ with vf_vmaf_cuda.c by patches/build-ffmpeg.sh.
  */
@@ -230,6 +232,7 @@ int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const c
         return 0; /* nothing scored yet (a graph fftools re-creates before it is fed) */
     if (!(e = av_mallocz(sizeof(*e))))
         return AVERROR(ENOMEM);
+    e->n = p->n; /* (what is moved into it is freed with it) */
     ff_vmaf_cuda_metrics_stop(p); /* (the new graph's instance serves them) */
     /* the frames paired and waiting for their send (a ladder), then the segment's end */
     if ((ret = ff_vmaf_cuda_pipeline_send_waiting(ctx, p)) < 0) {
@@ -270,7 +273,6 @@ int ff_vmaf_cuda_segment_park(AVFilterContext *ctx, VmafCudaPipeline *p, const c
     }
     ff_vmaf_cuda_pipeline_release_refs(p);
     snprintf(e->key, sizeof(e->key), "%s/%s", key, ctx->name ? ctx->name : "");
-    e->n = p->n;
     e->lad = p->lad;
     e->hw_device = p->hw_device;
     e->nb_sends = p->nb_sends;
