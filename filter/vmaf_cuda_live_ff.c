@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "libavutil/avstring.h"
 #include "libavutil/dict.h"
 #include "libavutil/error.h"
 #include "libavutil/log.h"
@@ -86,6 +87,23 @@ int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *fra
         memcpy(sd->data, lf.sei, lf.sei_size);
     }
     return ret == VMAF_CUDA_EIO;
+}
+
+int ff_vmaf_cuda_live_mark_event(AVFrame *frame, const char *event, const char *input,
+                                 const char *message)
+{
+    char *text = av_strndup(message, strcspn(message, "\n"));
+    int ret;
+
+    if (!text)
+        return AVERROR(ENOMEM);
+    if ((ret = av_dict_set(&frame->metadata, "lavfi.vmaf.event", event, 0)) < 0 ||
+        (ret = av_dict_set(&frame->metadata, "lavfi.vmaf.event.input", input, 0)) < 0)
+        av_free(text);
+    else
+        ret = av_dict_set(&frame->metadata, "lavfi.vmaf.event.message", text,
+                          AV_DICT_DONT_STRDUP_VAL);
+    return ret;
 }
 
 int ff_vmaf_cuda_live_event(AVFilterContext *ctx, VmafCudaLive *l, const AVFrame *frame)

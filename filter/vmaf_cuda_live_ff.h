@@ -44,6 +44,12 @@ int ff_vmaf_cuda_live_open(AVFilterContext *ctx, const VmafCudaLiveOptions *o,
 int ff_vmaf_cuda_live_attach(AVFilterContext *ctx, VmafCudaLive *l, AVFrame *frame,
                              const VmafCudaFrameScores *fs);
 
+/** Marks `frame` with an event to tell (lavfi.vmaf.event, .event.input, .event.message,
+ *  the message without its trailing newline); ff_vmaf_cuda_live_event() writes it into the
+ *  NDJSON stream after the frame's lines. AVERROR(ENOMEM) on failure. */
+int ff_vmaf_cuda_live_mark_event(AVFrame *frame, const char *event, const char *input,
+                                 const char *message);
+
 /** A frame going out with lavfi.vmaf.event (the live rules' notice at it, see
  *  ff_vmaf_cuda_pairing_event()): its event line in the NDJSON stream. Returns 0, or 1
  *  when the stream failed just now (logged as an error). */

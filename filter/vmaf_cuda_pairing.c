@@ -12,6 +12,7 @@
 #include "libavutil/pixdesc.h"
 
 #include "filters.h"
+#include "vmaf_cuda_live_ff.h"
 #include "vmaf_cuda_pairing.h"
 #include "vmaf_cuda_sync.h"
 
@@ -161,10 +162,7 @@ int ff_vmaf_cuda_pairing_event(VmafCudaPairWatch *p, AVFilterContext *ctx, const
     }
     if (n.event[0]) {
         av_log(ctx, AV_LOG_WARNING, "%s", n.message);
-        n.message[strcspn(n.message, "\n")] = 0;
-        if ((ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event", n.event, 0)) < 0 ||
-            (ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event.input", n.input, 0)) < 0 ||
-            (ret = av_dict_set(&dist->metadata, "lavfi.vmaf.event.message", n.message, 0)) < 0)
+        if ((ret = ff_vmaf_cuda_live_mark_event(dist, n.event, n.input, n.message)) < 0)
             return ret;
     }
     if ((ret = vmaf_cuda_pairing_event(p->watch, &e, debug ? line : NULL, sizeof(line))) < 0)

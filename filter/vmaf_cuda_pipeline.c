@@ -107,9 +107,7 @@ int ff_vmaf_cuda_pipeline_send(AVFilterContext *ctx, VmafCudaPipeline *p, int64_
         /* told with the segment's first frames (NDJSON event line, metadata); a notice
          * of the live rules on the same frame keeps its place */
         if (p->seg_event[0] && !av_dict_get(r->ev_dist->metadata, "lavfi.vmaf.event", NULL, 0) &&
-            ((ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event", "resized", 0)) < 0 ||
-             (ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event.input", "both", 0)) < 0 ||
-             (ret = av_dict_set(&r->ev_dist->metadata, "lavfi.vmaf.event.message", p->seg_event, 0)) < 0))
+            (ret = ff_vmaf_cuda_live_mark_event(r->ev_dist, "resized", "both", p->seg_event)) < 0)
             return ret;
         if ((ret = ff_vmaf_cuda_picture_fill(ctx, r->ev_dist, &r->layout, p->out.hw_frames,
                                           p->with_chroma, &r->copy, &pics[k])) < 0)
