@@ -98,6 +98,9 @@ public:
     Metrics metrics() const;
     const std::vector<std::string>& model_names() const { return cfg_.models; }
     const std::vector<const char*>& window_stat_names() const { return stat_names_; }
+    /// A window value by its name in window_stat_names() (min, mean, harmonic_mean, max,
+    /// percN).
+    double stat_value(const WindowStats& st, const char* name) const;
 
 private:
     void note_frame(const VmafCudaFrameScores& fs, std::int64_t pts, bool has_pts);
@@ -106,7 +109,6 @@ private:
     Metrics metrics_;
     void first_frame(const VmafCudaFrameScores& fs);
     void window_object(JsonLine& j) const;
-    double stat_value(const WindowStats& st, const char* name) const;
     int write(const std::string& line);
 
     LiveConfig cfg_;

@@ -139,13 +139,9 @@ std::string metrics_text(const std::vector<const Live*>& lives) {
             const WindowStats& st = m[k].windows[j];
             const std::string model = "model=\"" + label(models[j]) + "\",stat=\"";
             sample("vmaf_cuda_window_score", k, model + "frames\"", std::to_string(st.count));
-            for (const char* stat : lives[k]->window_stat_names()) {
-                const double v = !std::strcmp(stat, "min")    ? st.min
-                                 : !std::strcmp(stat, "mean") ? st.mean
-                                 : !std::strcmp(stat, "harmonic_mean") ? st.harmonic_mean
-                                 : !std::strcmp(stat, "max") ? st.max : st.perc;
-                sample("vmaf_cuda_window_score", k, model + stat + "\"", value(v));
-            }
+            for (const char* stat : lives[k]->window_stat_names())
+                sample("vmaf_cuda_window_score", k, model + stat + "\"",
+                       value(lives[k]->stat_value(st, stat)));
         }
     }
     return o;
