@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs build dependencies, builds vmaf_cuda (and the patched
 # static ffmpeg for the filter suite), then runs every meson test suite:
-# golden, api, filter, gpu (gpu reports SKIP without a CUDA device), batch, fuzz; then
+# golden, api, filter, gpu (gpu reports SKIP without a CUDA device), batch, report, fuzz; then
 # tools/sanitize.sh (ASan + UBSan build, api suite, golden subset, filter suite, fuzzers).
 # Arguments go to `meson test` (e.g. --suite api); with arguments the sanitizer step is
 # left out unless SANITIZE=1; SANITIZE=0 leaves it out always.

@@ -16,7 +16,8 @@ slurm.conf), makes small clips with the system ffmpeg (libx264), then:
     rendition at a time, with the pooled values and a 5th percentile computed here;
   - fixes the missing file and resumes: only the unfinished tasks are submitted, and a
     full resubmission skips the finished ones (their logs and outcome untouched);
-  - runs the same manifest locally, the dry run, and a ladder whose ffmpeg fails for one
+  - runs the same manifest locally (the HTML report of the array's run against it:
+    report --against -o), the dry run, and a ladder whose ffmpeg fails for one
     rendition only (an ffmpeg wrapper doing what the filter does for a rendition that
     pairs no frame): the other rendition's row is done, the title failed.
 Without root, the Slurm or munge binaries, or when the daemons do not start, it prints
@@ -428,9 +429,43 @@ def slurm_suite(a, work, t, ts, manifest, expected):
     check(p.returncode == 1 and "1 of %d title(s) failed" % ntitles in p.stdout,
           "local run: exit 1, one title failed")
     compare("local", lout, expected)
+    html_report(work, t, out, lout, ntitles)
     partial(a, work, t)
     model_file(a, work, t)
     options_checked(a, work, t)
+
+
+def html_report(work, t, out, lout, ntitles):
+    """report DIR --against OTHER -o OUT (vmaf-cuda-report, tests/report has the rest): the
+    Slurm run against the local run of the same manifest: the pooled values of the batch
+    report, bitrates and sizes from the media, BD-rate 0 (the same scores)."""
+    rdir = os.path.join(work, "html-report")
+    p = t.tool("report", out, "--against", lout, "-o", rdir)
+    rep = json.load(open(os.path.join(rdir, "report.json")))
+    rows = {(r["title"], r["rendition"]): r for r in csv.DictReader(open(os.path.join(out, "report.csv")))}
+    n = bd = 0
+    for x in rep["titles"]:
+        m = x["primary"]
+        for r in x["renditions"]:
+            row = rows[(x["title"], r["name"])]
+            if row["status"] != "done":
+                if r["frames"] or r["pooled"]:
+                    raise Fail("html report: %s / %s failed in the batch, has scores" % (x["title"], r["name"]))
+                continue
+            if r["pooled"][m]["mean"] != float(row["vmaf_mean"]) or \
+                    r["pooled"][m]["perc5"] != float(row[m + "_perc5"]) or r["frames"] != int(row["frames"]) or \
+                    not r["bitrate_kbps"] > 0 or not r["width"] > 0:
+                raise Fail("html report: %s / %s: %r against the batch report's row %r" % (x["title"], r["name"], r, row))
+            n += 1
+        if len(x["hull"].get(m, [])) >= 2:
+            if x["bd_rate"][m]["pchip"] != 0.0:
+                raise Fail("html report: %s: BD-rate of a run against the same scores: %r" % (x["title"], x["bd_rate"][m]))
+            bd += 1
+    check(p.returncode == 0 and len(rep["titles"]) == ntitles and n >= 9 and bd >= 2 and
+          os.path.isfile(os.path.join(rdir, "report.html")) and
+          os.path.getsize(os.path.join(rdir, "report.html")) > 20000,
+          "report --against -o: report.html, report.json: %d renditions' pools equal the batch report, "
+          "%d titles' BD-rate against a run of the same scores 0" % (n, bd))
 
 
 # what the ladder filter does when one rendition pairs no frame (tests/filter/ladder_test.py

@@ -30,6 +30,10 @@ rc=0
     { cat "$stage/batch.log"; fail "vmaf-cuda-batch did not refuse line 2 of a bad manifest (exit $rc)"; }
 [ ! -e "$stage/batch" ] || fail "vmaf-cuda-batch wrote an output folder for a bad manifest"
 echo "installed: ${batch#"$stage"} ($("$batch" --version))"
+report=$(find "$stage" -name vmaf-cuda-report -type f | head -n 1)
+[ -n "$report" ] && [ -x "$report" ] || fail "no executable vmaf-cuda-report installed"
+"$report" --version | grep -q '^vmaf-cuda-report ' || fail "vmaf-cuda-report --version (numpy, matplotlib?)"
+echo "installed: ${report#"$stage"} ($("$report" --version))"
 
 # What FFmpeg's configure runs: pkg-config --static (the library is static). The staged
 # copy sits under $stage: move the .pc's prefix there, nothing else.
