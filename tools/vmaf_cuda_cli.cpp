@@ -50,11 +50,21 @@ struct Args {
 /// The library's cap on worker threads (vmaf_cuda.h, n_threads).
 constexpr unsigned kMaxThreads = 64;
 
+/// A progress line is on the terminal (no newline yet): a message clears it first.
+bool progress_line = false;
+
+void clear_progress() {
+    if (progress_line) std::fputs("\r\033[K", stderr);
+    progress_line = false;
+}
+
 void warn(const std::string& msg) {
+    clear_progress();
     std::fprintf(stderr, "vmaf-cuda: warning: %s\n", msg.c_str());
 }
 
 int fail(const std::string& msg) {
+    clear_progress();
     std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
     return 1;
 }
@@ -532,6 +542,20 @@ int run(const Args& a, LogPaths& logs) {
     std::vector<VmafCudaPicture> dp(n_dist);
     std::vector<const VmafCudaPicture*> dptr(n_dist);
     bool ref_empty = false; // the reference had no frame (after --frame_skip_ref)
+    // Progress on a terminal, as libvmaf's vmaf: frames scored and frames/s on one line
+    // of stderr, redrawn at most 4 times a second; cleared before the summary lines.
+    const bool progress = !a.quiet && isatty(STDERR_FILENO);
+    auto last_progress = t0;
+    auto show_progress = [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (!progress || now - last_progress < std::chrono::milliseconds(250)) return;
+        last_progress = now;
+        const double s = std::chrono::duration<double>(now - t0).count();
+        std::fprintf(stderr, "\r%ld frame%s scored, %.1f frames/s\033[K", frames,
+                     frames == 1 ? "" : "s", s > 0 ? double(frames) / s : 0.0);
+        std::fflush(stderr);
+        progress_line = true;
+    };
     while (a.frame_cnt < 0 || frames < a.frame_cnt) {
         const bool hr = next_ref();
         if (!hr && frames == 0) ref_empty = true;
@@ -567,6 +591,7 @@ int run(const Args& a, LogPaths& logs) {
         if (vmaf_cuda_ladder_send(lad, &rp, dptr.data()) < 0)
             return fail(vmaf_cuda_ladder_error_message(lad));
         ++frames;
+        show_progress();
         for (unsigned k = 0; k < n_dist; ++k) {
             if (!dptr[k]) continue;
             ++n[k];
@@ -578,6 +603,7 @@ int run(const Args& a, LogPaths& logs) {
             if (r != VMAF_CUDA_EAGAIN) return fail(rend(k) + vmaf_cuda_error_message(vs[k]));
         }
     }
+    clear_progress();
     // A rendition with no frame to score is an error (exit status 1), as alone; the
     // others are still scored and logged, as the filter's ladder does.
     if (ref_empty) return fail("no frames to score: the reference \"" + a.ref + "\" has none");

@@ -24,7 +24,10 @@
 #include <string>
 #include <vector>
 
+#include <pty.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace vmaf_cuda_test;
 namespace fs = std::filesystem;
@@ -333,4 +336,84 @@ TEST_CASE("CLI NDJSON: a run that writes no line removes an older file at its pa
         CHECK(!has(p, "l2.ndjson\" so that"));
     }
     fs::remove_all(dir);
+}
+
+namespace {
+
+/// Runs the CLI with `args`, its stderr (and stdout, stdin) on a pseudo-terminal of its
+/// own: what a user at a terminal sees, escape sequences included.
+Proc run_on_terminal(const std::vector<std::string>& args) {
+    Proc p{-1, {}};
+    int master = -1;
+    const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+    if (pid < 0) return p;
+    if (pid == 0) {
+        std::vector<char*> argv;
+        std::string cli = cli_path();
+        argv.push_back(cli.data());
+        std::vector<std::string> copy = args;
+        for (auto& a : copy) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(cli.c_str(), argv.data());
+        _exit(127);
+    }
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = read(master, buf, sizeof buf);
+        if (n <= 0) break; // EIO once the child's side is closed
+        p.output.append(buf, std::size_t(n));
+    }
+    close(master);
+    waitpid(pid, &p.status, 0);
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("CLI progress on a terminal: frames scored and frames/s, cleared before the summary",
+          "[golden][cli][progress]") {
+    const GoldenCase c = find_case("bbb_854x480_120f_8bit");
+    REQUIRE(!c.name.empty());
+    // one worker thread, so that the run outlasts a few redraws (250 ms)
+    auto args_of = [](const GoldenCase& k) {
+        return std::vector<std::string>{
+            "-r", k.ref, "-d", k.dist, "-w", std::to_string(k.width), "-h",
+            std::to_string(k.height), "-p", std::to_string(k.chroma), "-b",
+            std::to_string(k.bpc), "--threads", "1", "--backend", test_backend()};
+    };
+    const Proc t = run_on_terminal(args_of(c));
+    INFO(t.output);
+    REQUIRE(exit_code(t) == 0);
+    // "\r<N> frames scored, <F> frames/s\033[K", N rising up to at most 120
+    std::vector<long> shown;
+    for (std::size_t at = 0; (at = t.output.find('\r', at)) != std::string::npos; ++at) {
+        long n = 0;
+        double fps = 0;
+        char word[16] = {};
+        if (std::sscanf(t.output.c_str() + at + 1, "%ld frame%*[s] scored, %lf frames/%1s", &n,
+                        &fps, word) == 3) {
+            CHECK(fps > 0);
+            shown.push_back(n);
+        }
+    }
+    REQUIRE(!shown.empty());
+    CHECK(std::is_sorted(shown.begin(), shown.end()));
+    CHECK(shown.front() >= 1);
+    CHECK(shown.back() <= 120);
+    // the line is cleared before the summary: "\r\033[K120 frames in"
+    CHECK(t.output.find("\r\033[K120 frames in ") != std::string::npos);
+    CHECK(t.output.find("VMAF score: ") != std::string::npos);
+
+    // not a terminal (a pipe, a file): no progress; -q: none on a terminal either
+    const GoldenCase s = find_case("testsrc2_320x240_8bit");
+    REQUIRE(!s.name.empty());
+    const Proc piped = run(case_args(s) + " --threads 1 --backend " + test_backend());
+    REQUIRE(exit_code(piped) == 0);
+    CHECK(piped.output.find("VMAF score: ") != std::string::npos);
+    CHECK(piped.output.find('\r') == std::string::npos);
+    std::vector<std::string> quiet = args_of(s);
+    quiet.push_back("-q");
+    const Proc q = run_on_terminal(quiet);
+    REQUIRE(exit_code(q) == 0);
+    CHECK(q.output.find("frames scored") == std::string::npos);
 }
