@@ -113,6 +113,11 @@ public:
     /// The most frames that may be pending after a submit (the CUDA backend's readback
     /// ring less two; no limit on the CPU backend).
     virtual unsigned capacity() const { return ~0u; }
+    /// The alignment signature's cell sums (vmaf_cuda_align.h: `grid` x `grid` cells of
+    /// the luma samples >> shift) of a picture in device memory, on the host when it
+    /// returns. Backends without device pictures throw Error(VMAF_CUDA_EINVAL).
+    virtual void device_cell_sums(const VmafCudaPicture& pic, unsigned grid,
+                                  std::uint64_t* sums);
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig&, const FramePlan&);

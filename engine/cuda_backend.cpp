@@ -469,6 +469,26 @@ public:
     unsigned in_flight_hint() const override { return hint_; }
     unsigned capacity() const override { return ring_ - 2; }
 
+    /// Ordered on the session's stream after the work enqueued before (the picture's
+    /// producer's, when it shares the stream), and waited for: signatures are wanted only
+    /// while an alignment collects (a few seconds of frames), not on every frame.
+    void device_cell_sums(const VmafCudaPicture& pic, unsigned grid, std::uint64_t* sums) override {
+        try {
+            ContextScope scope(api_, cfg_.cuda_context);
+            if (!cfg_.cuda_context) VMAF_CUDA_CHECK(cudaSetDevice(cfg_.cuda_device < 0 ? 0 : cfg_.cuda_device));
+            const std::size_t bytes = std::size_t(grid) * grid * sizeof(unsigned long long);
+            if (cell_sums_.bytes() < bytes) cell_sums_ = DeviceBuffer(bytes);
+            const DeviceLuma luma{pic.luma, std::size_t(pic.pitch), cfg_.width, cfg_.height, cfg_.bpc};
+            cuda::cell_sums(luma, pic.shift, grid, cell_sums_.get<unsigned long long>(), stream_);
+            static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+            VMAF_CUDA_CHECK(cudaMemcpyAsync(sums, cell_sums_.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+            VMAF_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        } catch (const CudaError& e) {
+            throw Error(e.code == cudaErrorMemoryAllocation ? VMAF_CUDA_ENOMEM : VMAF_CUDA_ECUDA,
+                        e.what());
+        }
+    }
+
 private:
     struct Pending {
         unsigned index = 0;
@@ -743,6 +763,7 @@ private:
     std::vector<Lane> lanes_;
     unsigned ring_ = 0;
     DeviceBuffer dev_acc_;
+    DeviceBuffer cell_sums_; ///< device_cell_sums()
     PinnedBuffer host_acc_;
     std::vector<cudaEvent_t> events_;
     std::size_t bps_ = 1, pitch_ = 0;

@@ -748,6 +748,7 @@ void Session::adopt(std::unique_ptr<Session> prev) {
         for (const Session* seg : prev->prev_->chain()) earlier_bases_.push_back(seg->base_);
         prev->prev_.reset();
     }
+    sync_.insert(sync_.begin(), prev->sync_.begin(), prev->sync_.end());
     prev_ = std::move(prev);
 }
 
@@ -761,6 +762,7 @@ void Session::write_log(const std::string& path, int fmt, int precision, double 
     t.subsample = settings_.n_subsample;
     t.fps = fps;
     t.precision = precision;
+    t.sync = sync_;
     std::size_t n_rows = 0;
     for (const Session* seg : segs) {
         for (const FrameRow& r : seg->rows_) t.frames.push_back(seg->base_ + r.index);

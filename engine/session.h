@@ -96,6 +96,12 @@ public:
         if (flushed_) return sent_;
         return computed_ > plan_.history ? computed_ - plan_.history : 0;
     }
+    /// vmaf_cuda_picture_signature(): the picture's luma cell means (vmaf_cuda_align.h),
+    /// `cells` VMAF_CUDA_SIGNATURE_CELLS values. Throws Error (EINVAL, ECUDA).
+    void signature(const VmafCudaPicture& pic, double* cells) const;
+    /// vmaf_cuda_set_sync_offset(): the offset paired with from frame `frame` on (the log's
+    /// "sync_offset", then "sync_changes"); kept over adopt().
+    void set_sync_offset(std::uint64_t frame, double seconds) { sync_.emplace_back(frame, seconds); }
     double pooled(const std::string& name, int method) const;
     void write_log(const std::string& path, int fmt, int precision, double fps) const;
 
@@ -144,6 +150,7 @@ private:
     std::vector<const char*> name_ptrs_;
     std::unique_ptr<Backend> backend_;
     BackendConfig backend_config_;
+    std::vector<std::pair<std::uint64_t, double>> sync_; ///< set_sync_offset(), in order
     /// Frames whose reference-only values come from a ladder's share: (frame, ladder frame).
     struct SharedFrame { unsigned index, ladder_index, block; ReferenceShare* share; };
     std::deque<SharedFrame> shared_frames_;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 
@@ -129,6 +130,22 @@ void write_json(std::string& o, const LogTable& t) {
     o += "{\n";
     o += "  \"version\": " + json_string(version_of(t)) + ",\n";
     o += "  \"fps\": " + (finite(t.fps) ? fixed(t.fps, 2) : std::string("null")) + ",\n";
+    if (!t.sync.empty()) {
+        // the alignment's offset in seconds (main relative to the reference), "%.6f" as
+        // FFmpeg's pts_time, and where a re-check changed it
+        char v[64];
+        std::snprintf(v, sizeof v, "%.6f", t.sync.front().second);
+        o += "  \"sync_offset\": " + std::string(v) + ",\n";
+        if (t.sync.size() > 1) {
+            o += "  \"sync_changes\": [";
+            for (std::size_t i = 1; i < t.sync.size(); ++i) {
+                std::snprintf(v, sizeof v, "%.6f", t.sync[i].second);
+                o += (i > 1 ? ", " : "") + std::string("{\"frame\": ") +
+                     std::to_string(t.sync[i].first) + ", \"offset\": " + v + "}";
+            }
+            o += "],\n";
+        }
+    }
     if (t.segments.size() > 1) {
         // the picture size changed: where each size starts (frameNum) and how many
         // frames were sent at it

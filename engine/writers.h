@@ -50,6 +50,9 @@ struct LogTable {
     /// of one size is libvmaf's layout exactly. CSV and SUB have no place for them.
     struct Segment { unsigned first_frame, frames, width, height, bpc; };
     std::vector<Segment> segments;
+    /// The offset a synchroniser paired with (vmaf_cuda_set_sync_offset()): (first frame,
+    /// seconds), in order; JSON "sync_offset" (the first) and "sync_changes" (the rest).
+    std::vector<std::pair<std::uint64_t, double>> sync;
     /// libvmaf's aggregate_metrics (name, value), in order; empty for adm/vif/motion.
     std::vector<std::pair<std::string, double>> aggregate;
 };

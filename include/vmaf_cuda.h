@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define VMAF_CUDA_API_VERSION 9
+#define VMAF_CUDA_API_VERSION 10
 
 /** Opaque session: one distorted/reference stream pair. */
 typedef struct VmafCudaSession VmafCudaSession;

@@ -14,6 +14,13 @@ namespace vmaf_cuda::cuda {
 void shift_luma(const DeviceLuma& src, unsigned shift, void* dst, std::size_t dst_pitch,
                 cudaStream_t stream);
 
+/// Sums of the samples (each >> shift) of `src` over a grid x grid split of the plane
+/// (cell (cx, cy): columns cx * W / grid .. (cx + 1) * W / grid - 1, rows likewise;
+/// row-major), exact in 64 bits, written to `sums` (device memory, grid * grid values).
+/// The alignment's signatures (vmaf_cuda_align.h). Enqueued on `stream`.
+void cell_sums(const DeviceLuma& src, unsigned shift, unsigned grid, unsigned long long* sums,
+               cudaStream_t stream);
+
 /// Whether the current device can load this build's kernels: cudaSuccess when the
 /// fatbinary holds machine code for its arch (or a compatible one) or PTX its driver can
 /// JIT; else the loader's error (cudaErrorNoKernelImageForDevice,
