@@ -21,7 +21,7 @@ group() { # name, then VAR=value settings for tools/device-gpu-suite.sh
 }
 group check_a STEPS='check' CHECK_TAGS='[vif],[adm],[motion]'
 group check_b STEPS='check' CHECK_TAGS='[ssim],[ms_ssim],[psnr],[ciede]'
-group check_c STEPS='check' CHECK_TAGS='[cambi],[speed],[ordered_sum]'
+group check_c STEPS='check' CHECK_TAGS='[cambi],[speed],[ordered_sum],[signature]'
 group golden STEPS='golden_cuda|golden_cuda_smem64k'
 group cli STEPS='cli_cuda|v1016_cuda|ladder_cuda|cli_ladder_cuda'
 group models STEPS='v1016_models_cuda|psnr_ciede_cuda'
@@ -34,7 +34,7 @@ group ssim_cambi STEPS='ssim_cambi_cuda|ssim_cambi_cuda_if16'
 group san_v061 SANITIZE=1 STEPS='sanitize_(memcheck|racecheck)_(8|10)bit'
 group san_memcheck_companion SANITIZE=1 STEPS='sanitize_memcheck_(8|10)bit_companion'
 group san_racecheck_companion SANITIZE=1 STEPS='sanitize_racecheck_(8|10)bit_companion'
-group san_ladder SANITIZE=1 STEPS='sanitize_(memcheck|racecheck)_(ladder|smem64k)'
+group san_ladder SANITIZE=1 STEPS='sanitize_(memcheck|racecheck)_(ladder|smem64k|signature)'
 [ -d .carry/sm80 ] && group arch STEPS='arch_check'
 wait
 echo "=== groups ($(( $(date +%s) - t0 )) s)"

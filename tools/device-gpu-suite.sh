@@ -125,6 +125,9 @@ if [ "${SANITIZE:-0}" = 1 ]; then
       "$B/vmaf-cuda" -r "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -d "$S/media/src01_hrc01_576x324_3f_8bit.yuv" \
       -d "$S/media/src01_hrc00_576x324_3f_8bit.yuv" -w 576 -h 324 -p 420 -b 8 --backend cuda \
       -o "$out/sanitize_${tool}_ladder_%d.json" --json
+    # The alignment's signature kernel (cell sums), its check test's planes up to 4K.
+    step "sanitize_${tool}_signature" 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$B/check_test" "[signature]"
   done
 fi
 fi # tests

@@ -10,7 +10,7 @@ B=$PWD/.carry/bin
 t=${SANITIZE_TIMEOUT:-400}
 pids=()
 for tool in memcheck racecheck; do
-  for tag in psnr ciede speed cambi ssim ms_ssim cambi_pool ordered_sum; do
+  for tag in psnr ciede speed cambi ssim ms_ssim cambi_pool ordered_sum signature; do
     # The pool's own test up to 1M values (its larger arrays take long under the tools);
     # racecheck of OrderedSum one array per size up to 4097 values, of CAMBI's c-values
     # the combinations up to 216 x 17 (racecheck takes seconds per launch of the
