@@ -17,7 +17,9 @@
   hull against the brute force, BD against the package, worst seconds, the CSVs; the same
   report from the logs (LOG=MEDIA) and from an NDJSON stream; curves that do not overlap;
 - the page in headless chromium: every plot present and loaded, no console error, the
-  sort of a table on a header click, a screenshot (--artifacts/report-screenshot.png).
+  sort of a table on a header click, a screenshot (--artifacts/report-screenshot.png);
+- odd input and output (robustness.py): labels with `$`, odd logs and manifests, raw
+  streams, subsampled and cut logs, BD points, output errors, names, notes, options.
 """
 
 import argparse
@@ -279,22 +281,25 @@ def real_ladders(a, w, bd, bj):
                 raise Fail("%s: hull %r, brute force %r" % (m, hull_[m], want))
         check(sorted(t["hull"][m] + t["not_on_hull"][m]) == sorted(r["name"] for r in t["renditions"]),
               "%s: hull %s (brute force agrees), not on it: %s" % (m, t["hull"][m], t["not_on_hull"][m]))
-        curve = lambda rr, names: ([r["bitrate_kbps"] for n_ in names for r in rr if r["name"] == n_],
-                                   [r["pooled"][m]["mean"] for n_ in names for r in rr if r["name"] == n_])
-        ra, qa = curve(t["against"]["renditions"], t["against_hull"][m])
-        rt, qt = curve(t["renditions"], t["hull"][m])
+        # BD values over every rendition's point (the default, as Netflix's bd_rate), in
+        # bitrate order; the package's interpolation wants its x ascending: quality for
+        # BD-rate, bitrate for BD-quality
+        pts = lambda rr: sorted((r["bitrate_kbps"], r["pooled"][m]["mean"]) for r in rr)
+        A_, B_ = pts(t["against"]["renditions"]), pts(t["renditions"])
+        byq = lambda P: ([p[0] for p in sorted(P, key=lambda p: p[1])], sorted(p[1] for p in P))
         for method in ("pchip", "cubic"):
             got = t["bd_rate"][m][method]
-            if len(ra) < 4 or len(rt) < 4:
+            if len(A_) < 4 or len(B_) < 4:
                 if method == "cubic":
-                    check(got is None and any(x.startswith(m + ": no cubic") for x in t["notes"]),
-                          "%s: fewer than 4 hull points: no cubic BD-rate, a note" % m)
+                    check(got is None and any("no cubic BD values" in x for x in t["notes"]),
+                          "%s: fewer than 4 points: no cubic BD-rate, a note" % m)
                     continue
-            ref = bj.bd_rate(ra, qa, rt, qt, method, require_matching_points=False, min_overlap=0)
-            refq = bj.bd_psnr(ra, qa, rt, qt, method, require_matching_points=False, min_overlap=0)
+            ref = bj.bd_rate(*byq(A_), *byq(B_), method, require_matching_points=False, min_overlap=0)
+            refq = bj.bd_psnr([p[0] for p in A_], [p[1] for p in A_], [p[0] for p in B_], [p[1] for p in B_], method,
+                              require_matching_points=False, min_overlap=0)
             check(abs(got - ref) <= 1e-9 * max(1, abs(ref)) and
                   abs(t["bd_quality"][m][method] - refq) <= 1e-9 * max(1, abs(refq)),
-                  "%s %s: BD-rate %.6f %%, BD-quality %.6f (the package: %.6f %%, %.6f)" % (
+                  "%s %s over all 4 points: BD-rate %.6f %%, BD-quality %.6f (the package: %.6f %%, %.6f)" % (
                       m, method, got, t["bd_quality"][m][method], ref, refq))
     check(t["bd_rate"]["vmaf"]["pchip"] < -10 and t["bd_quality"]["vmaf"]["pchip"] > 1,
           "x264 medium against ultrafast: fewer bits at equal VMAF (%.2f %%)" % t["bd_rate"]["vmaf"]["pchip"])
@@ -401,10 +406,10 @@ def browser(a, w, out, rep):
           "every plot is on the page and loaded (%d: %s)" % (len(got), ", ".join(got)))
     for t in rep["titles"]:
         for f in list(t["plots"]["rate_quality"].values()) + [t["plots"]["frames"]]:
-            for ext in (".svg", ".png"):
-                path = os.path.join(out, f[:-4] + ext)
-                if not (os.path.isfile(path) and os.path.getsize(path) > 2000):
-                    raise Fail("plot file missing or empty: %s" % path)
+            path = os.path.join(out, f)
+            if not (f.endswith(".svg") and os.path.isfile(path) and os.path.getsize(path) > 2000 and
+                    not os.path.exists(path[:-4] + ".png")):
+                raise Fail("plot file missing or empty, or a PNG beside it: %s" % path)
     by_rate = [r_["name"] for r_ in sorted(rep["titles"][0]["renditions"], key=lambda x: x["bitrate_kbps"])]
     check(r["sorted"] == [by_rate, by_rate[::-1]],
           "a click on the bitrate header sorts the renditions ascending, a second descending (%s)" % r["sorted"])
@@ -435,6 +440,7 @@ def main():
     try:
         ensure_venv(a.venv)
         sys.path.insert(0, a.tools)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import bjontegaard as bj
         from vmaf_cuda_report import bd, hull
         synthetic(hull, bd, bj)
@@ -444,6 +450,9 @@ def main():
         out, rep, tdir = real_ladders(a, w, bd, bj)
         from_logs(a, w, rep, tdir)
         browser(a, w, out, rep)
+        import robustness  # odd input and output (tests/report/robustness.py)
+        robustness.Fail = Fail
+        robustness.run_all(a.tools, a.clip_ffmpeg)
         print("1 passed, 0 failed")
         return 0
     except Exception as e:  # noqa: BLE001 (a failure of any kind is the test's)

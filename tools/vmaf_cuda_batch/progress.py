@@ -22,13 +22,38 @@ def hms(seconds):
     return "%d:%02d:%02d" % (s // 3600, s % 3600 // 60, s % 60)
 
 
+DEFAULT_INTERVAL = 10.0
+MIN_INTERVAL = 0.1
+
+
+def env_interval(warn=None):
+    """VMAF_CUDA_BATCH_PROGRESS_INTERVAL in seconds: default 10; a value that is not a
+    number above 0 is ignored with a warning (the default is used), one below 0.1 s is
+    raised to 0.1 s (a shorter one would only busy the run)."""
+    warn = warn or (lambda m: print("vmaf-cuda-batch: warning: " + m, file=sys.stderr, flush=True))
+    env = os.environ.get("VMAF_CUDA_BATCH_PROGRESS_INTERVAL")
+    if env is None or env.strip() == "":
+        return DEFAULT_INTERVAL
+    try:
+        v = float(env)
+    except ValueError:
+        v = None
+    if v is None or v != v or v <= 0 or v == float("inf"):
+        warn("VMAF_CUDA_BATCH_PROGRESS_INTERVAL=%s is not a number of seconds above 0: using %g" % (
+            env, DEFAULT_INTERVAL))
+        return DEFAULT_INTERVAL
+    if v < MIN_INTERVAL:
+        warn("VMAF_CUDA_BATCH_PROGRESS_INTERVAL=%s is below %g s: using %g" % (env, MIN_INTERVAL, MIN_INTERVAL))
+        return MIN_INTERVAL
+    return v
+
+
 class Progress:
     def __init__(self, total, stream=None, interval=None, clock=time.monotonic):
         self.total, self.clock = total, clock
         self.stream = stream or sys.stdout
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        env = os.environ.get("VMAF_CUDA_BATCH_PROGRESS_INTERVAL")
-        self.interval = interval if interval is not None else 1.0 if self.tty else float(env or 10)
+        self.interval = interval if interval is not None else 1.0 if self.tty else env_interval()
         self.lock = threading.Lock()
         self.start_t = clock()
         self.done = self.failed = self.skipped = 0

@@ -108,7 +108,7 @@ def _check(rate, quality, who):
     if any(not (r > 0 and math.isfinite(r)) for r in rate) or any(not math.isfinite(q) for q in quality):
         return "%s has a point without a positive bitrate or a finite quality" % who
     if len(set(quality)) != len(quality) or len(set(rate)) != len(rate):
-        return "%s's curve repeats a bitrate or a quality (use its hull)" % who
+        return "%s's curve repeats a bitrate or a quality (--bd-points hull uses its hull)" % who
     return None
 
 

@@ -9,8 +9,13 @@ Writes OUT/report.html, OUT/report.json, OUT/renditions.csv, OUT/bd.csv and OUT/
 Exit status 0 when written, 2 on a usage or input error. docs/report.md says the rest."""
 
 import argparse
+import errno
+import multiprocessing
 import os
+import re
+import shutil
 import sys
+import tempfile
 
 from . import VERSION, build, html, media, plots, sources, tables
 from .logs import POOLS
@@ -20,25 +25,112 @@ class ReportError(Exception):
     pass
 
 
-def write_report(run, against, out_dir, ffprobe=None, pool="mean", worst=3, extra=(), plot_metrics="models"):
+class WriteError(ReportError):
+    """The output cannot be written: exit status 1."""
+
+
+# the plot files this tool writes (OUT_DIR/plots/NNN-TITLE-rq-METRIC.EXT, NNN-TITLE-frames.EXT)
+PLOT_FILE = re.compile(r"^\d{3,}-.*-(rq-.+|frames)\.(png|svg)$")
+OUTPUTS = ("report.json", "renditions.csv", "bd.csv")
+
+
+def _cannot(path, e):
+    return WriteError("cannot write '%s': %s" % (getattr(e, "filename", None) or path,
+                                                  getattr(e, "strerror", None) or e))
+
+
+def write_report(run, against, out_dir, ffprobe=None, pool="mean", worst=3, extra=(), plot_metrics="models",
+                 plot_files="svg", points="all", jobs=1):
     """Builds and writes the report of a run (sources.py) into out_dir; returns report.json's
-    object."""
-    rep = build.build(run, against, ffprobe=ffprobe, pool=pool, worst=worst, extra=extra)
-    os.makedirs(out_dir, exist_ok=True)
-    pl = []
-    for i, t in enumerate(rep["titles"]):
-        ms = t["metrics"] if plot_metrics == "all" else \
-            [m for m in t["metrics"] if m not in build.QUALITY_METRICS][:8] or t["metrics"][:1]
-        pl.append(plots.plot_title(t, i, out_dir, pool, ms))
-        t["plots"] = {"rate_quality": {m: p["svg"] for m, p in pl[-1]["rate_quality"].items()},
-                      "frames": pl[-1]["frames"]["svg"] if pl[-1]["frames"] else None}
-    tables.write_all(out_dir, rep)
-    text = html.page(rep, pl, pool)
-    tmp = os.path.join(out_dir, "report.html.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, os.path.join(out_dir, "report.html"))
+    object. Everything is written into a staging folder inside out_dir first and renamed
+    into place at the end (report.html last), so a failure (a read-only folder, a full
+    disk) leaves the earlier report as it was and no temporary file; the plot files of an
+    earlier report (OUT_DIR/plots/, only those this tool names) are replaced."""
+    rep = build.build(run, against, ffprobe=ffprobe, pool=pool, worst=worst, extra=extra, points=points)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise WriteError("cannot write '%s': %s" % (out_dir, os.strerror(errno.ENOTDIR)))
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        stage = tempfile.mkdtemp(prefix=".vmaf-cuda-report-", dir=out_dir)
+    except OSError as e:
+        raise _cannot(out_dir, e)
+    try:
+        pl = _plot_all(rep, stage, pool, plot_metrics, plot_files, jobs)
+        for t, p in zip(rep["titles"], pl):
+            if p["error"]:
+                t["notes"].append("plots: " + p["error"])
+            t["plots"] = {"rate_quality": {m: x["svg"] or x["png"] for m, x in p["rate_quality"].items()},
+                          "frames": (p["frames"]["svg"] or p["frames"]["png"]) if p["frames"] else None}
+        tables.write_all(stage, rep)
+        with open(os.path.join(stage, "report.html"), "w", encoding="utf-8") as f:
+            f.write(html.page(rep, pl, pool))
+        _commit(stage, out_dir)
+    except OSError as e:
+        raise _cannot(out_dir, e)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     return rep
+
+
+_JOB = None  # (rep, stage, pool, plot_metrics, plot_files): the plotting processes' work (fork)
+
+
+def _plot_one(i):
+    rep, stage, pool, plot_metrics, files = _JOB
+    t = rep["titles"][i]
+    ms = t["metrics"] if plot_metrics == "all" else \
+        [m for m in t["metrics"] if m not in build.QUALITY_METRICS][:8] or t["metrics"][:1]
+    return plots.plot_title(t, i, stage, pool, ms, files)
+
+
+def _plot_all(rep, stage, pool, plot_metrics, files, jobs):
+    """Every title's plots, in `jobs` processes (forked: they share the report's data)."""
+    global _JOB
+    _JOB = (rep, stage, pool, plot_metrics, files)
+    n = len(rep["titles"])
+    try:
+        if jobs > 1 and n >= 4 and "fork" in multiprocessing.get_all_start_methods():
+            with multiprocessing.get_context("fork").Pool(min(jobs, n)) as p:
+                return p.map(_plot_one, range(n), chunksize=max(1, n // (4 * jobs)))
+        return [_plot_one(i) for i in range(n)]
+    finally:
+        _JOB = None
+
+
+def _commit(stage, out_dir):
+    """Moves the staged report into out_dir: the old page first out of the way (a failure
+    midway leaves no page that disagrees with report.json), the earlier plot files this
+    tool wrote removed, then the tables, the plots and the page."""
+    old = os.path.join(out_dir, "report.html")
+    if os.path.exists(old):
+        os.remove(old)
+    pdir = os.path.join(out_dir, "plots")
+    if os.path.isdir(pdir):
+        for f in os.listdir(pdir):
+            if PLOT_FILE.match(f):
+                os.remove(os.path.join(pdir, f))
+    for f in OUTPUTS:
+        os.replace(os.path.join(stage, f), os.path.join(out_dir, f))
+    sp = os.path.join(stage, "plots")
+    if os.path.isdir(sp):
+        os.makedirs(pdir, exist_ok=True)
+        for f in os.listdir(sp):
+            os.replace(os.path.join(sp, f), os.path.join(pdir, f))
+        if not os.listdir(pdir):
+            os.rmdir(pdir)
+    elif os.path.isdir(pdir) and not os.listdir(pdir):
+        os.rmdir(pdir)
+    os.replace(os.path.join(stage, "report.html"), old)
+
+
+def _nonneg(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if v < 0:
+        raise argparse.ArgumentTypeError("%d: give 0 or more" % v)
+    return v
 
 
 def parser():
@@ -61,9 +153,15 @@ def parser():
                     help="the pooled value a rendition's quality is (hull, BD; default mean)")
     ap.add_argument("--metric", action="append", default=[],
                     help="also give this metric a hull and BD values (models and PSNR/SSIM/CIEDE have them)")
-    ap.add_argument("--worst", type=int, default=3, help="worst seconds listed per rendition (default 3)")
+    ap.add_argument("--worst", type=_nonneg, default=3, help="worst seconds listed per rendition (default 3)")
     ap.add_argument("--plots", choices=("models", "all"), default="models",
                     help="rate-quality plots of the models only (default) or of every metric with a hull")
+    ap.add_argument("--plot-files", choices=plots.FILES, default="svg",
+                    help="plot files written under OUT/plots/ (default svg; the page holds the plots either way)")
+    ap.add_argument("--jobs", type=_nonneg, default=min(8, os.cpu_count() or 1),
+                    help="processes drawing the plots (default: the CPUs, at most 8)")
+    ap.add_argument("--bd-points", choices=("all", "hull"), default="all",
+                    help="BD values over every rendition's point (default, as Netflix's bd_rate) or each run's hull")
     return ap
 
 
@@ -76,7 +174,8 @@ def load_runs(a):
         if a.against_manifest or (a.against and len(a.against) != 1):
             raise ReportError("with --batch, --against names one other batch folder")
         other = sources.from_batch(a.against[0]) if a.against else None
-        if os.path.abspath(a.out) in (run["source"], other and other["source"]):
+        if os.path.realpath(a.out) in (os.path.realpath(run["source"]),
+                                       other and os.path.realpath(other["source"])):
             raise ReportError("-o %s is a batch folder (its report.json is the batch's own): name "
                               "another folder" % a.out)
     elif a.manifest:
@@ -98,11 +197,14 @@ def main(argv=None):
         run, other = load_runs(a)
         ffprobe = media.find_ffprobe(a.ffprobe, run.get("ffmpeg"))
         rep = write_report(run, other, a.out, ffprobe=ffprobe, pool=a.pool, worst=a.worst,
-                           extra=a.metric, plot_metrics=a.plots)
+                           extra=a.metric, plot_metrics=a.plots, plot_files=a.plot_files, points=a.bd_points, jobs=a.jobs)
     except (ReportError, sources.SourceError, media.MediaError) as e:
         print("vmaf-cuda-report: error: %s" % e, file=sys.stderr)
-        return 2
-    notes = sum(len(t["notes"]) for t in rep["titles"])
+        return 1 if isinstance(e, WriteError) else 2
+    for n in rep["notes"]:
+        if n.startswith("--metric"):
+            print("vmaf-cuda-report: warning: %s" % n, file=sys.stderr)
+    notes = sum(len(t["notes"]) for t in rep["titles"]) + len(rep["notes"])
     print("vmaf-cuda-report: %s (%d title(s)%s)" % (
         os.path.join(a.out, "report.html"), len(rep["titles"]),
         ", %d note(s): see the page" % notes if notes else ""))

@@ -6,6 +6,7 @@ lines of inline script), and every number shown is in report.json too."""
 import base64
 import html
 import time
+import urllib.parse
 
 from . import VERSION
 
@@ -62,11 +63,18 @@ def _pct(v):
     return '<td data-v="%r" class="%s">%+.2f %%</td>' % (v, cls, v)
 
 
+def data_uri(svg):
+    """The SVG as a data: URI, percent-encoded text or base64, whichever is shorter."""
+    b64 = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+    txt = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(svg, safe=" /=:;,.-_!*'()[]{}+?@$~")
+    return txt if len(txt) < len(b64) else b64
+
+
 def img(plot, what):
-    data = base64.b64encode(plot["svg_text"].encode()).decode()
-    return ('<figure><img class="plot" data-plot="%s" alt="%s" src="data:image/svg+xml;base64,%s">'
-            '<figcaption class="meta"><a href="%s">PNG</a> <a href="%s">SVG</a></figcaption></figure>' % (
-                e(what), e(what), data, e(plot["png"]), e(plot["svg"])))
+    links = " ".join('<a href="%s">%s</a>' % (e(plot[k]), k.upper()) for k in ("png", "svg") if plot.get(k))
+    return ('<figure><img class="plot" data-plot="%s" alt="%s" src="%s">%s</figure>' % (
+        e(what), e(what), e(data_uri(plot["svg_text"])),
+        '<figcaption class="meta">%s</figcaption>' % links if links else ""))
 
 
 def worst_of(t, pool):
@@ -105,10 +113,14 @@ def titles_table(rep, pool):
 
 
 def renditions_table(t, key, rends, hull, pool):
-    m = t["primary"]
-    others = [x for x in t["metrics"] if x != m]
+    """A run's renditions: the primary metric's pools, the other metrics' quality. A title
+    without scores in this run shows the other run's metrics (its rows have scores)."""
+    metrics = t["metrics"] or ((t.get("_against") or {}).get("metrics") or [])
+    m = metrics[0] if metrics else None
+    others = [x for x in metrics if x != m]
     head = ["rendition", "size", "bitrate (kbit/s)", "frames"] + \
-        ["%s %s" % (m, p) for p in ("mean", "harmonic_mean", "min", "perc1", "perc5")] + \
+        (["%s %s" % (m, p) for p in ("mean", "harmonic_mean", "min", "perc1", "perc5")] if m else
+         ["score %s" % p for p in ("mean", "harmonic_mean", "min", "perc1", "perc5")]) + \
         ["%s %s" % (x, pool) for x in others] + ["on the hull of"]
     rows = []
     for r in rends:
@@ -121,7 +133,8 @@ def renditions_table(t, key, rends, hull, pool):
         cells += [num(pm.get(p)) for p in ("mean", "harmonic_mean", "min", "perc1", "perc5")]
         cells += [num((r["pooled"].get(x) or {}).get(pool)) for x in others]
         cells.append("<td>%s</td>" % e(", ".join(on)))
-        rows.append('<tr class="%s">%s</tr>' % ("" if m in on or not r["frames"] else "off", "".join(cells)))
+        off = m and r["frames"] and hull.get(m) is not None and m not in on
+        rows.append('<tr class="%s">%s</tr>' % ("off" if off else "", "".join(cells)))
     return '<table class="sortable" id="%s"><thead><tr>%s</tr></thead><tbody>%s</tbody></table>' % (
         key, "".join("<th>%s</th>" % e(h) for h in head), "".join(rows))
 
@@ -149,6 +162,12 @@ def page(rep, plots, pool):
                " against " + e(rep["against_source"]) if rep.get("against_source") else "", e(pool),
                time.strftime("%Y-%m-%d %H:%M"), VERSION),
            "<h2>Titles</h2>", titles_table(rep, pool)]
+    for n in rep.get("notes") or []:
+        out.append('<p class="note">%s</p>' % e(n))
+    if rep.get("only_in_against"):
+        out.append('<h2>Only in the other run</h2><p>Titles of the other run that this run lacks (not '
+                   'compared):</p><ul id="only-in-against">%s</ul>' % "".join(
+                       "<li>%s</li>" % e(x) for x in rep["only_in_against"]))
     for i, (t, p) in enumerate(zip(rep["titles"], plots)):
         out.append('<section id="t%d"><h2>%s <span class="meta">(%s)</span></h2>' % (i, e(t["title"]), e(t["status"])))
         if t.get("error"):

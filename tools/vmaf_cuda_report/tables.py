@@ -20,10 +20,16 @@ def clean(v):
 
 
 def _atomic(path, write):
+    """Writes path through path.tmp (removed when the write fails)."""
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        write(f)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def write_json(path, rep):
@@ -72,7 +78,7 @@ def bd_rows(rep):
                          "other_hull": "|".join((t.get("against_hull") or {}).get(m, [])),
                          "bd_rate_pchip": br.get("pchip"), "bd_rate_cubic": br.get("cubic"),
                          "bd_quality_pchip": bq.get("pchip"), "bd_quality_cubic": bq.get("cubic"),
-                         "notes": " | ".join(n for n in t["notes"] if n.startswith(m + ":"))})
+                         "notes": " | ".join(n for n in t["notes"] if m in n.partition(": ")[0].split(", "))})
     cols = ["title", "metric", "hull", "not_on_hull", "other_hull", "bd_rate_pchip", "bd_rate_cubic",
             "bd_quality_pchip", "bd_quality_cubic", "notes"]
     return cols, rows
