@@ -98,10 +98,27 @@ public:
     explicit Align(const VmafCudaAlignSettings& s)
         : window_(s.window), num_(s.tb_num), den_(s.tb_den), prefix_(s.prefix ? s.prefix : "") {}
 
-    bool wants() const { return collecting_; }
+    /// Collecting, and (a re-check) its first frames known.
+    bool wants() const { return collecting_ && start_[0] != kWait; }
+
+    /// A re-check compares the main's frames from `main_pts` on and the reference's from
+    /// the time the current offset pairs with it, over 2 ranges each.
+    void recheck_from(std::int64_t main_pts) {
+        if (!collecting_ || !recheck_) return;
+        start_[0] = main_pts;
+        start_[1] = main_pts - offset_;
+    }
+
+    /// The reference's first time (its own timestamps) after a re-check's frames: its
+    /// frames from there on are paired with what the re-check finds, the earlier ones
+    /// with the offset before. INT64_MIN: every frame (the first search).
+    std::int64_t ref_limit() const {
+        if (!recheck_) return std::numeric_limits<std::int64_t>::min();
+        return start_[1] == kWait ? std::numeric_limits<std::int64_t>::max() : start_[1] + 2 * range();
+    }
 
     void add(int input, std::int64_t pts, const VmafCudaSignature& sig) {
-        if (!collecting_) return;
+        if (!wants() || pts < start_[input]) return;
         std::vector<Frame>& v = in_[input];
         if (!v.empty() && pts <= v.back().pts) return; // (not increasing: not comparable)
         v.push_back({pts, sig});
@@ -110,12 +127,22 @@ public:
     void ended(int input) { ended_[input] = true; }
 
     int poll(bool force, VmafCudaAlignResult& r) {
-        if (!collecting_) return 0;
-        const auto span = [&](int i) { return in_[i].empty() ? 0 : in_[i].back().pts - in_[i].front().pts; };
-        const bool enough = (span(0) >= 2 * window_ || ended_[0]) && (span(1) >= 2 * window_ || ended_[1]);
+        if (!wants()) return 0;
+        // each input's frames reach 2 ranges past its first (a re-check: past its start,
+        // so that which frames it compares does not depend on when they arrived)
+        const std::int64_t w = range();
+        const auto full = [&](int i) {
+            if (in_[i].empty()) return ended_[i];
+            const std::int64_t from = start_[i] == kAny ? in_[i].front().pts : start_[i];
+            return in_[i].back().pts >= from + 2 * w || ended_[i];
+        };
+        const bool enough = full(0) && full(1);
         if (!enough && !force) return 0;
+        const std::int64_t limit = ref_limit();
         decide(r);
+        r.ref_limit = limit;
         collecting_ = false;
+        start_[0] = start_[1] = kAny;
         in_[0].clear();
         in_[1].clear();
         in_[0].shrink_to_fit();
@@ -140,9 +167,10 @@ public:
         // a long window mostly full (3 s of its 4) and a short one of a few frames
         if (sn < 3 || ln < 3 || scores_.front().first > pts - shortw - longw * 3 / 4) return 0;
         const double sm = ss / double(sn), lm = ls / double(ln);
-        if (!(lm >= 40 && sm < 0.6 * lm)) return 0;
+        if (!(lm >= 30 && sm < 0.75 * lm)) return 0;
         collecting_ = true;
         recheck_ = true;
+        start_[0] = start_[1] = kWait; // (recheck_from())
         quiet_until_ = pts + 4 * window_;
         scores_.clear();
         r = VmafCudaAlignResult{};
@@ -152,15 +180,22 @@ public:
         r.runner_up = std::numeric_limits<double>::quiet_NaN();
         std::snprintf(r.message, sizeof r.message,
                       "%ssync: the scores collapsed (mean %.2f over the last 0.5 s after %.2f) "
-                      "at %.3f s: re-checking the offset (%s now) over the next %.3f s",
+                      "at %.3f s: re-checking the offset (%s now) over %.3f s of frames",
                       prefix_.c_str(), sm, lm, double(pts) * num_ / den_,
-                      seconds_text(offset_, num_, den_).c_str(), 2.0 * double(window_) * num_ / den_);
+                      seconds_text(offset_, num_, den_).c_str(), 2.0 * double(range()) * num_ / den_);
         return 1;
     }
 
     std::int64_t offset() const { return offset_; }
 
 private:
+    /// The search range: the window, or for a re-check (a frame lost or doubled on the
+    /// way, not a new start) at most one second each way, so that it decides soon.
+    std::int64_t range() const {
+        const std::int64_t second = std::max<std::int64_t>(1, llround(double(den_) / num_));
+        return recheck_ ? std::min(window_, second) : window_;
+    }
+
     void decide(VmafCudaAlignResult& r) {
         r = VmafCudaAlignResult{};
         r.recheck = recheck_;
@@ -168,8 +203,9 @@ private:
         r.runner_up = std::numeric_limits<double>::quiet_NaN();
         const std::vector<Frame>& m = in_[0];
         const std::vector<Frame>& ref = in_[1];
-        const std::string range = "within " + seconds_text(-window_, num_, den_) + " .. " +
-                                  seconds_text(window_, num_, den_);
+        const std::int64_t w = range();
+        const std::string range = "within " + seconds_text(-w, num_, den_) + " .. " +
+                                  seconds_text(w, num_, den_);
         std::string why;
         // the reference's frame period: the median step between its frames
         std::int64_t period = 0;
@@ -185,12 +221,13 @@ private:
             why = "too few frames to compare (main " + std::to_string(m.size()) + ", reference " +
                   std::to_string(ref.size()) + ")";
         } else {
-            const long long need = std::max<long long>(5, (long long)(m.size() + 2) / 3);
+            // (an input read ahead of the other brings more frames than can be compared)
+            const long long need = std::max<long long>(5, (long long)(std::min(m.size(), ref.size()) + 2) / 3);
             const std::int64_t tol = period / 2;
             // candidates: the current offset and whole reference frame periods around
             // it, within the window (pairing is nearest-frame, so a phase of a part of a
             // frame between the inputs' timestamps needs no candidate of its own)
-            const std::int64_t kmax = window_ / period;
+            const std::int64_t kmax = w / period;
             for (std::int64_t step = -kmax; step <= kmax; ++step) {
                 const std::int64_t o = offset_ + step * period;
                 double sum = 0;
@@ -264,7 +301,10 @@ private:
     std::int64_t window_;
     int num_, den_;
     std::string prefix_;
+    static constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::min();
+    static constexpr std::int64_t kWait = std::numeric_limits<std::int64_t>::max();
     bool collecting_ = true, recheck_ = false;
+    std::int64_t start_[2] = {kAny, kAny}; ///< first times a search compares (kWait: not known)
     bool ended_[2] = {false, false};
     std::vector<Frame> in_[2];
     std::int64_t offset_ = 0;
@@ -344,5 +384,19 @@ int vmaf_cuda_align_score(VmafCudaAlign* a, int64_t pts, double score, VmafCudaA
 }
 
 int64_t vmaf_cuda_align_offset(const VmafCudaAlign* a) { return a ? a->a.offset() : 0; }
+
+unsigned vmaf_cuda_frames_in_pipeline(const VmafCudaSession* s) {
+    return s ? s->impl->in_flight() + vmaf_cuda_lookahead(s) : 0;
+}
+
+int vmaf_cuda_align_recheck_from(VmafCudaAlign* a, int64_t main_pts) {
+    if (!a) return VMAF_CUDA_EINVAL;
+    a->a.recheck_from(main_pts);
+    return VMAF_CUDA_OK;
+}
+
+int64_t vmaf_cuda_align_ref_limit(const VmafCudaAlign* a) {
+    return a ? a->a.ref_limit() : INT64_MIN;
+}
 
 void vmaf_cuda_align_close(VmafCudaAlign* a) { delete a; }

@@ -142,6 +142,12 @@ int vmaf_cuda_pairing_set_live(VmafCudaPairing* p, int64_t timeout) {
     return VMAF_CUDA_OK;
 }
 
+int vmaf_cuda_pairing_set_aligned(VmafCudaPairing* p) {
+    if (!p) return VMAF_CUDA_EINVAL;
+    p->watch.set_aligned();
+    return VMAF_CUDA_OK;
+}
+
 int vmaf_cuda_pairing_live_check(VmafCudaPairing* p, const VmafCudaPairingEvent* e,
                                  VmafCudaPairingNotice* n, const char** reason) {
     if (reason) *reason = nullptr;

@@ -215,6 +215,13 @@ std::string PairingWatch::report() const {
         if (main_before_)
             o += format("%sthe reference delivered no frame: the %" PRId64 " main frame%s "
                         "passed through unscored\n", pre, main_before_, plural(main_before_));
+    } else if (aligned_ && (main_before_ || ref_leading_)) {
+        o += format("%ssync=auto: after the offset, the main starts at %s s and the reference "
+                    "at %s s: %" PRId64 " main frame%s passed through unscored and %" PRId64
+                    " reference frame%s never paired before the first pair\n", pre,
+                    ts(first_pts_[0]).c_str(), ts(first_pts_[1]).c_str(), main_before_,
+                    plural(main_before_), ref_leading_, plural(ref_leading_));
+    } else if (aligned_) {
     } else if ((half && offset > half) || main_before_ || ref_leading_) {
         o += format("%sthe inputs start at different times: main at %s s, reference at %s s "
                     "(%" PRId64 " main frame%s passed through unscored and %" PRId64

@@ -78,6 +78,9 @@ public:
 
     /// Live QA's rules (vmaf_cuda_pairing_set_live(), pairing_live.cpp): a frame stands
     /// in for at most `timeout` ticks (> 0), an input's end is not repeated.
+    /// The reference's timestamps were moved by an alignment (sync=auto): the report
+    /// tells the start difference as the alignment's, without the setpts advice.
+    void set_aligned() { aligned_ = true; }
     void set_live(std::int64_t timeout) { live_timeout_ = timeout; }
     bool live() const { return live_timeout_ > 0; }
     /// The live rules found the reference over (its end is past): nothing more is scored.
@@ -131,6 +134,7 @@ private:
     std::int64_t tl_frames_[2] = {0, 0};
     // live rules (pairing_live.cpp)
     std::int64_t live_timeout_ = 0;
+    bool aligned_ = false;           ///< set_aligned()
     std::int64_t last_seen_[2] = {kNoPts, kNoPts}; ///< the last frame given to frame()
     bool live_stalled_ = false;      ///< main frames pass unscored: a gap in the reference
     bool live_end_told_ = false;     ///< the reference's end was reported

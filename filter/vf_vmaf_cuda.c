@@ -63,6 +63,9 @@ typedef struct VmafCudaContext {
     int metrics_port;            /**< dashboards (vmaf_cuda_metrics.c) */
     char *metrics_address;
     int renditions;              /**< 1: main + reference; N > 1: a ladder */
+    int sync;                    /**< 0: by the timestamps; 1: auto (vmaf_cuda_align_ff.h) */
+    char *sync_window;           /**< sync=auto's search range each way, a duration */
+    double sync_window_s;
 
     VmafCudaPipeline p;
     int eof_done;                /**< the two-input filter's pairing ended */
@@ -121,6 +124,16 @@ static const AVOption vmaf_cuda_options[] = {
       OFFSET(metrics_port), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 65535, FLAGS },
     { "metrics_address", "the address metrics_port listens on",
       OFFSET(metrics_address), AV_OPT_TYPE_STRING, { .str = "127.0.0.1" }, 0, 0, FLAGS },
+    { "sync", "pairing: by the timestamps (framesync), or auto: first find the offset between "
+      "the inputs from signatures of their pictures (within sync_window), then pair with it, "
+      "and re-check it when the scores collapse",
+      OFFSET(sync), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1, FLAGS, .unit = "sync" },
+        { "timestamps", "framesync's pairing", 0, AV_OPT_TYPE_CONST, { .i64 = 0 }, 0, 0, FLAGS, .unit = "sync" },
+        { "auto", "find the offset, then pair with it", 0, AV_OPT_TYPE_CONST, { .i64 = 1 }, 0, 0,
+          FLAGS, .unit = "sync" },
+    { "sync_window", "sync=auto: offsets searched, each way (a duration: 2s, 500ms); twice it "
+      "of each input is held before the first frame is scored",
+      OFFSET(sync_window), AV_OPT_TYPE_STRING, { .str = "2s" }, 0, 0, FLAGS },
     { "renditions", "encoder ladder: N distorted renditions against one reference; inputs "
       "main0..mainN-1 then reference (1: main, reference), outputs out0..outN-1 (1: default), "
       "every other option for each; each rendition must have the reference's size, so scale "
@@ -220,7 +233,19 @@ static int config_output(AVFilterLink *outlink)
         s->fs.in[0].after = EXT_STOP; /* live rules: the main's end is the output's end */
     if ((ret = ff_framesync_configure(&s->fs)) < 0)
         return ret;
-    return ff_vmaf_cuda_pipeline_config_output(ctx, &s->p, 0, outlink, &s->fs);
+    if ((ret = ff_vmaf_cuda_pipeline_config_output(ctx, &s->p, 0, outlink, &s->fs)) < 0)
+        return ret;
+    if (s->sync && !s->p.sync_auto.align) { /* (not again when ffmpeg reconfigures) */
+        if ((ret = ff_vmaf_cuda_sync_auto_init(ctx, &s->p.sync_auto, s->sync_window_s,
+                                               s->fs.time_base, s->p.r[0].st.prefix)) < 0)
+            return ret;
+        s->p.r[0].st.sync_auto = &s->p.sync_auto;
+        /* main frames read ahead of the scores at most: the link's prefetch, framesync's
+         * and the event's, the session's pipeline, a margin */
+        s->p.sync_auto.guard = (unsigned)s->prefetch + 8 +
+                               vmaf_cuda_frames_in_pipeline(s->p.r[0].st.session);
+    }
+    return 0;
 }
 
 /** The pads: main, reference and default (renditions=1), or main0..mainN-1, reference
@@ -273,6 +298,21 @@ static av_cold int init(AVFilterContext *ctx)
     if (s->precision == 0) {
         av_log(ctx, AV_LOG_ERROR, "precision must be 1..17 or max\n");
         return AVERROR(EINVAL);
+    }
+    if (s->sync) {
+        uint64_t frames;
+        if (s->renditions > 1) {
+            av_log(ctx, AV_LOG_ERROR, "sync=auto pairs two inputs; a ladder (renditions=%d) "
+                   "shares one reference's timeline: align its renditions first (one "
+                   "vmaf_cuda sync=auto run per rendition tells each offset)\n", s->renditions);
+            return AVERROR(EINVAL);
+        }
+        if (!s->sync_window || vmaf_cuda_parse_window(s->sync_window, &frames, &s->sync_window_s) < 0 ||
+            frames || !(s->sync_window_s > 0)) {
+            av_log(ctx, AV_LOG_ERROR, "sync_window '%s' is not a duration above 0 (e.g. 2s, "
+                   "500ms)\n", s->sync_window ? s->sync_window : "");
+            return AVERROR(EINVAL);
+        }
     }
     if (s->input_timeout) {
         uint64_t frames;
@@ -338,6 +378,21 @@ static int activate(AVFilterContext *ctx)
 
     if (s->renditions > 1)
         return ff_vmaf_cuda_pipeline_activate_ladder(ctx, &s->p);
+    if (s->p.sync_auto.align) {
+        /* sync=auto: the search looks at the frames first; until it decides, they wait
+         * on the links, and both inputs are asked for more */
+        if ((ret = ff_vmaf_cuda_sync_auto_collect(ctx, &s->p.sync_auto, ctx->inputs[0],
+                                                  ctx->inputs[1], &r->layout, s->p.out.hw_frames,
+                                                  r->st.session, &r->pairing)) < 0)
+            return ret;
+        if (ret > 0) {
+            for (int i = 0; i < 2; i++)
+                if (!ff_outlink_get_status(ctx->inputs[i]) &&
+                    ff_vmaf_cuda_sync_auto_wants_frames(&s->p.sync_auto, i))
+                    ff_inlink_request_frame(ctx->inputs[i]);
+            return 0;
+        }
+    }
     if ((ret = ff_vmaf_cuda_pairing_observe_links(&r->pairing, ctx, ctx->inputs[0], ctx->inputs[1])) < 0)
         return ret;
     ff_vmaf_cuda_stream_update_out_index(ctx, &r->st);

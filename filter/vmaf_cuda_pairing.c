@@ -31,6 +31,9 @@ int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRat
     p->observed[0] = p->observed[1] = 0;
     p->reported = 0;
     p->live = live_timeout > 0;
+    p->ref_shift = p->ref_shift_next = 0;
+    p->shift_from = INT64_MAX;
+    p->shift_mark = 0;
     if (vmaf_cuda_pairing_open(&p->watch, &s) < 0)
         return AVERROR(ENOMEM);
     /* the timeout in ticks, at least one */
@@ -87,9 +90,22 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ct
                 return AVERROR(ENOMEM);
             if (ret)
                 av_log(ctx, AV_LOG_WARNING, "%s", line);
+            /* sync=auto: the reference's frames at the time of the main's frames of the
+             * same pictures (after the timeline: its discontinuities are the feed's) */
+            if (i == 1 && p->shift_from != INT64_MAX && pts >= p->shift_from) {
+                p->ref_shift = p->ref_shift_next; /* (a re-check's, from this frame on) */
+                p->shift_from = INT64_MAX;
+                p->shift_mark = 1;
+            }
+            if (i == 1 && p->ref_shift)
+                offset += p->ref_shift;
             if (offset && f->pts != AV_NOPTS_VALUE) {
                 f->pts += av_rescale_q(offset, p->tb, link->time_base);
                 pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb, FS_ROUND);
+            }
+            if (i == 1 && p->shift_mark) {
+                p->shift_mark = 0;
+                p->shift_pts = pts;
             }
             if (vmaf_cuda_pairing_frame(p->watch, i, pts, dur) < 0)
                 return AVERROR(ENOMEM);

@@ -31,6 +31,13 @@ typedef struct VmafCudaPairWatch {
     int live;                   /**< the library's live rules are on */
     int ref_over;               /**< the last event's main frame is past the reference's end */
     const char *prefix;         /**< "" for the two-input filter, "rendition 2: " ... */
+    int64_t ref_shift;          /**< sync=auto: ticks added to each reference frame's pts as
+                                     it is observed (vmaf_cuda_align_ff.h) */
+    int64_t ref_shift_next;     /**< a re-check's offset, for the reference frames whose own
+                                     pts (ticks) is shift_from or later (INT64_MAX: none) */
+    int64_t shift_from;
+    int shift_mark;             /**< set: the next reference frame observed gives shift_pts */
+    int64_t shift_pts;          /**< its pts (framesync's time base, shifted) */
 } VmafCudaPairWatch;
 
 /** Call after ff_framesync_configure(): fs's time base and ts_sync_mode; the frame rates

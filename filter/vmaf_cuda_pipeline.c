@@ -57,6 +57,11 @@ int ff_vmaf_cuda_pipeline_event(AVFilterContext *ctx, VmafCudaPipeline *p, unsig
     int paired = ref && !r->st.flushed;
     int ret;
 
+    if ((ret = ff_vmaf_cuda_sync_auto_mark(&p->sync_auto, dist, fs, &r->pairing, r->st.session,
+                                           r->st.nb_sent)) < 0) {
+        av_frame_free(&dist);
+        return ret;
+    }
     if ((ret = ff_vmaf_cuda_pairing_event(&r->pairing, ctx, fs, dist, paired ? ref : NULL,
                                           r->st.nb_sent, r->st.session)) < 0) {
         av_frame_free(&dist);

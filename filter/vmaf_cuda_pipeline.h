@@ -39,6 +39,7 @@
 #include "avfilter.h"
 #include "framesync.h"
 
+#include "vmaf_cuda_align_ff.h"
 #include "vmaf_cuda_pairing.h"
 #include "vmaf_cuda_picture.h"
 #include "vmaf_cuda_stream.h"
@@ -93,6 +94,7 @@ typedef struct VmafCudaPipeline {
                                          re-created the graph), until the configuration */
     AVBufferRef *hw_device_prev; /**< the CUDA context of the parked ladder's sessions */
     VmafCudaMetricsServer *metrics; /**< the metrics_port server (NULL: none) */
+    VmafCudaSyncAuto sync_auto;  /**< sync=auto (the two-input filter; align NULL: off) */
     int segments;                /**< segments started after the first */
     int reopen;                  /**< the next send starts a segment (a re-created graph) */
     int recreations;             /**< graphs re-created by FFmpeg before this one */

@@ -108,6 +108,7 @@ void ff_vmaf_cuda_pipeline_uninit(VmafCudaPipeline *p)
     av_fifo_freep2(&p->ref_kept);
     av_freep(&p->ref_copy.buf);
     av_freep(&p->r);
+    ff_vmaf_cuda_sync_auto_uninit(&p->sync_auto);
     av_buffer_unref(&p->hw_device);
 }
 

@@ -183,6 +183,12 @@ static int emit_head(AVFilterContext *ctx, VmafCudaStream *st, const VmafCudaFra
         snprintf(num, sizeof(num), "%"PRId64, p.index);
         av_dict_set(&out->metadata, VMAF_CUDA_FRAME_KEY, num, 0);
     }
+    if (scores && st->sync_auto && st->nb_models && scores->count >= st->nb_models &&
+        (ret = ff_vmaf_cuda_sync_auto_score(ctx, st->sync_auto, out, ctx->outputs[st->out]->time_base,
+                                            scores->values[scores->count - st->nb_models])) < 0) {
+        av_frame_free(&out);
+        return ret;
+    }
     if (scores && st->live) {  /* the scores, windows, SEI: the library's (live_ff.h) */
         ret = ff_vmaf_cuda_live_attach(ctx, st->live, out, scores);
         if (ret < 0) {

@@ -21,6 +21,7 @@
 
 #include "avfilter.h"
 
+#include "vmaf_cuda_align_ff.h"
 #include "vmaf_cuda_live_ff.h"
 
 /** Metadata of every output frame the library scores (or n_subsample skips): its frame
@@ -48,6 +49,7 @@ typedef struct VmafCudaStream {
     char prefix[32];             /**< starts its messages: "" or "rendition 2: " */
     char *log_path;              /**< its log (NULL: none) */
     VmafCudaLive *live;          /**< windows, NDJSON, SEI; NULL when none is asked for */
+    VmafCudaSyncAuto *sync_auto; /**< sync=auto's collapse watch (NULL: none) */
     AVFifo *pending;             /**< PendingFrame, oldest first */
     AVFifo *kept;                /**< KeptFrames, oldest first (CUDA frames) */
     AVFifo *out_index;           /**< library index (-1: none) of each frame sent downstream

@@ -61,6 +61,18 @@ int vmaf_cuda_picture_signature(VmafCudaSession *s, const VmafCudaPicture *pic,
  */
 int vmaf_cuda_set_sync_offset(VmafCudaSession *s, uint64_t frame, double seconds);
 
+/**
+ * The pairing watch's report after an alignment moved the reference's timestamps: the
+ * inputs' start difference is told as the alignment's (frames before the first pair),
+ * without the advice to add setpts. Errors: EINVAL (NULL).
+ */
+int vmaf_cuda_pairing_set_aligned(VmafCudaPairing *p);
+
+/** The most frames a session holds between their send and their scores' receive
+ *  (frames in flight and lookahead): how far a synchroniser's frames can be ahead of the
+ *  scores it sees. 0 for NULL. */
+unsigned vmaf_cuda_frames_in_pipeline(const VmafCudaSession *s);
+
 typedef struct VmafCudaAlign VmafCudaAlign;
 
 typedef struct VmafCudaAlignSettings {
@@ -82,6 +94,8 @@ typedef struct VmafCudaAlignResult {
     double cost;             /**< mean absolute signature difference at the offset */
     double runner_up;        /**< the least cost at an offset more than 2 frames away
                                   (NaN: none) */
+    int64_t ref_limit;       /**< vmaf_cuda_align_ref_limit() of the search (INT64_MIN:
+                                  the first search, every frame) */
     char message[512];       /**< the line to tell (with the prefix, no newline) */
 } VmafCudaAlignResult;
 
@@ -109,19 +123,40 @@ int vmaf_cuda_align_input_ended(VmafCudaAlign *a, int input);
  * frame's time within the range; at each, every main frame is compared with the
  * reference frame nearest its shifted time (within half a reference frame period); the
  * least mean absolute difference of the signatures wins (ties: the smaller offset); it is
- * `found` when it is below 0.7 of the least cost more than 2 frame periods away, and was
- * compared over at least 5 frames and a third of the main's frames.
+ * `found` when it is below 0.7 of the least cost more than 2 frame periods away; an offset
+ * counts when it was compared over at least 5 frames and a third of the frames of the
+ * input with fewer.
  */
 int vmaf_cuda_align_poll(VmafCudaAlign *a, int force, VmafCudaAlignResult *r);
 
 /**
  * The watch for a collapse, fed with each scored frame's score (the first model's VMAF,
- * 0..100) and time: when the mean over the last half second falls below 0.6 of the mean
- * over the 4 seconds before it (which was at least 40), it starts a re-check (collects
- * again, searching around the current offset) and returns 1 with r->message saying so;
+ * 0..100) and time: when the mean over the last half second falls below 0.75 of the mean
+ * over the 4 seconds before it (which was at least 30), it starts a re-check (collects
+ * again, searching within a second of the current offset, or the window if smaller) and
+ * returns 1 with r->message saying so;
  * at most one re-check per 4 * window. Returns 0 otherwise, <0 on error (EINVAL).
  */
 int vmaf_cuda_align_score(VmafCudaAlign *a, int64_t pts, double score, VmafCudaAlignResult *r);
+
+/**
+ * Where a re-check starts (after vmaf_cuda_align_score() returned 1): the main's frames
+ * from `main_pts` on, the reference's from main_pts - the current offset, each over twice
+ * the re-check's range; until then vmaf_cuda_align_wants() is 0. Choose a main frame that
+ * has not reached the caller's synchroniser yet (frames in flight behind the scores), so
+ * that which frames are compared, and so the result, is the same on every run.
+ * Errors: EINVAL (NULL).
+ */
+int vmaf_cuda_align_recheck_from(VmafCudaAlign *a, int64_t main_pts);
+
+/**
+ * The reference's time (its own timestamps) from which its frames are paired with what a
+ * re-check finds: the end of the re-check's reference frames; the earlier ones keep the
+ * offset before. INT64_MIN when no re-check runs (the first search: every frame);
+ * INT64_MAX while a re-check waits for vmaf_cuda_align_recheck_from(). A synchroniser
+ * holds the reference's frames from there until the re-check decided.
+ */
+int64_t vmaf_cuda_align_ref_limit(const VmafCudaAlign *a);
 
 /** The offset now (ticks; 0 before a decision). */
 int64_t vmaf_cuda_align_offset(const VmafCudaAlign *a);

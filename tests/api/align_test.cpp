@@ -295,13 +295,24 @@ TEST_CASE("align: a collapse of the scores re-checks the offset and finds a lost
     CHECK(r.recheck == 1);
     CHECK(std::string(r.message).find("sync: the scores collapsed (mean ") == 0);
     CHECK(std::string(r.message).find(" over the last 0.5 s after 91.00) at ") != std::string::npos);
+    // it waits for where to start: frames given before are not compared
+    CHECK(vmaf_cuda_align_wants(a) == 0);
+    CHECK(vmaf_cuda_align_ref_limit(a) == INT64_MAX);
+    feed(t++);
+    CHECK(vmaf_cuda_align_poll(a, 1, &r) == 0);
+    REQUIRE(vmaf_cuda_align_recheck_from(a, t + 4) == VMAF_CUDA_OK);
     CHECK(vmaf_cuda_align_wants(a) == 1);
-    // the re-check collects from here on and finds offset +1 (the main lags by a frame)
+    // one second each way: the reference's frames from t + 4 + 2 s get what it finds
+    CHECK(vmaf_cuda_align_ref_limit(a) == t + 4 + 48);
+    const long limit = t + 4 + 48;
+    // the re-check collects from there on and finds offset +1 (the main lags by a frame)
     int done = 0;
     for (; !done && t < 800; ++t) {
         feed(t);
         done = vmaf_cuda_align_poll(a, 0, &r);
     }
+    CHECK(r.ref_limit == limit);
+    CHECK(t == limit + 1); // (decided when both reached it)
     REQUIRE(done == 1);
     INFO(r.message);
     CHECK(r.recheck == 1);

@@ -36,6 +36,7 @@ import outputs_cases
 import metrics_cases
 import parity_cases
 import resize_cases
+import sync_cases
 
 SKIP_CODE = 77
 
@@ -604,13 +605,14 @@ PARITY_CPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_start_warnings, parity_cases.case_threads,
               parity_cases.case_ref_no_frames, parity_cases.case_subframe_offset,
               parity_cases.case_ts_reset] + outputs_cases.CPU_CASES + live_cases.CPU_CASES + \
-             resize_cases.CPU_CASES + metrics_cases.CPU_CASES
+             resize_cases.CPU_CASES + metrics_cases.CPU_CASES + sync_cases.CPU_CASES
 # NVDEC frames: the pairing does not depend on the frames' memory, the limits do
 PARITY_GPU = [parity_cases.case_aligned, parity_cases.case_main_shorter,
               parity_cases.case_rates, parity_cases.case_timebases, parity_cases.case_ts_reset,
               parity_cases.case_frames_limit, parity_cases.case_no_frames,
               parity_cases.case_log_key_order, parity_cases.case_start_warnings] + outputs_cases.GPU_CASES + \
-             live_cases.GPU_CASES + resize_cases.GPU_CASES + metrics_cases.GPU_CASES
+             live_cases.GPU_CASES + resize_cases.GPU_CASES + metrics_cases.GPU_CASES + \
+             sync_cases.GPU_CASES
 
 CPU_TESTS = [t_cpu_bbb, t_cpu_hevc10, t_cpu_hevc10_p010, t_cpu_nv12_gray, t_cpu_two_models,
              t_cpu_bootstrap_metadata,

@@ -45,7 +45,8 @@ CLIP_NAMES = ["ref.mp4", "dist.mp4", "ref444.mp4", "ref10.mp4", "ref60.mp4", "di
               "dist_off.mp4", "ref_off.mp4", "dist_vfr.mp4", "ref24.mkv", "dist24.mkv",
               "bbb_ref_gaps.ts", "resize_ref.ts", "resize_dist.ts", "resize_ref_a.ts",
               "resize_ref_b.ts", "resize_ref_c.ts", "resize_dist_a.ts", "resize_dist_b.ts",
-              "resize_dist_c.ts", "resize_dist_fixed.ts"]
+              "resize_dist_c.ts", "resize_dist_fixed.ts", "sync_ref.mp4", "sync_dist.mp4",
+              "sync_dist_late.mp4", "sync_ref_lost.mp4"]
 
 # The resolution-change clips (resize_cases.py): three segments of 176x144, 128x96 and
 # 176x144 at 25 fps, 25, 25 and 13 frames, one MPEG-TS stream (timestamps run on)
@@ -146,6 +147,33 @@ class Clips:
             self._run(["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "63",
                        "-c:v", "libx264", "-crf", "35", "-bf", "0", "-g", "25", "-pix_fmt",
                        "yuv420p", "-muxdelay", "0", "-muxpreload", "0", path])
+        elif name == "sync_ref.mp4":
+            # 20 s of moving pictures that do not repeat (sync_cases.py): every third frame
+            # of BBB's reference (at 8 fps: more motion from frame to frame) as it is,
+            # mirrored, upside down and in negative, one after the other, 320x180
+            src = (self.r.path(BBB[1]) if hasattr(self.r, "path") else
+                   os.path.join(REPO_MODELS, "..", "..", "shared", "media",
+                                "bbb_ref_854x480_120f.mp4"))
+            self._run(["-i", src, "-an", "-filter_complex",
+                       "[0:v]scale=320:180,select=not(mod(n\\,3)),split=4[a][b][c][d];[b]hflip[b2];"
+                       "[c]vflip[c2];[d]negate[d2];[a][b2][c2][d2]concat=n=4:v=1:a=0,setpts=N/8/TB",
+                       "-r", "8", "-c:v", "libx264", "-crf", "5", "-bf", "0", "-pix_fmt",
+                       "yuv420p", path])
+        elif name == "sync_dist.mp4":
+            self._run(["-i", self.get("sync_ref.mp4"), "-c:v", "libx264", "-crf", "36",
+                       "-pix_fmt", "yuv420p", path])
+        elif name == "sync_dist_late.mp4":
+            # the encoder's output from frame 13 on, its timestamps from 0 (a probe that
+            # joined late): the main leads the reference by 13 frames (offset -1.625 s)
+            self._run(["-i", self.get("sync_dist.mp4"), "-vf", "trim=start_frame=13,setpts=PTS-STARTPTS",
+                       "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-pix_fmt",
+                       "yuv420p", path])
+        elif name == "sync_ref_lost.mp4":
+            # the reference's frame 100 lost, the timestamps regenerated (continuous), the
+            # pictures losslessly as they were
+            self._run(["-i", self.get("sync_ref.mp4"), "-vf", "select=not(eq(n\\,100)),setpts=N/8/TB",
+                       "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-pix_fmt",
+                       "yuv420p", path])
         elif name.endswith(".mkv"):
             # the same stream remuxed: 1 ms timestamps instead of MP4's 1/15360 s
             self._run(["-i", self.get(name[:-4] + ".mp4"), "-c", "copy", path])
