@@ -6,6 +6,7 @@
 
 #include "video_reader.h"
 #include "vmaf_cuda.h"
+#include "vmaf_cuda_align.h"
 
 #include <CLI/CLI.hpp>
 
@@ -36,6 +37,7 @@ using vmaf_cuda::tools::VideoReader;
 struct Args {
     std::string ref, output, backend = "auto", precision = "6", cpumask;
     std::string window, ndjson, pool = "mean", fps; ///< live QA (as the filter's options)
+    std::string sync = "none", sync_window = "2s";  ///< --sync auto (the filter's sync=auto)
     unsigned window_log = 0;
     std::vector<std::string> dist; ///< one, or a ladder's renditions
     unsigned width = 0, height = 0, bpc = 8, chroma = 420, subsample = 1, threads = 0;
@@ -67,6 +69,65 @@ int fail(const std::string& msg) {
     clear_progress();
     std::fprintf(stderr, "vmaf-cuda: error: %s\n", msg.c_str());
     return 1;
+}
+
+/// --sync auto: the offset between the inputs' first 2 x `window` seconds (after the
+/// frame skips), found by the library's alignment (vmaf_cuda_align.h) on signatures of
+/// their pictures, read by readers of their own (the run reads the files again). The
+/// offset is in frames, the main relative to the reference: main frame t shows reference
+/// frame t - offset. Returns 0 (*found: whether one was told apart), or fail()'s 1.
+int find_sync(const Args& a, const VideoFormat& fmt, unsigned fps_num, unsigned fps_den,
+              double window, long* offset, double* seconds, bool* found) {
+    VideoReader ref(a.ref, fmt), dist(a.dist[0], fmt);
+    std::vector<std::uint8_t> rb, db;
+    for (long i = 0; i < a.frame_skip_ref && ref.read(rb); ++i) {}
+    for (long i = 0; i < a.frame_skip_dist && dist.read(db); ++i) {}
+    const VideoFormat& rf = ref.format();
+    VmafCudaSettings s;
+    vmaf_cuda_default_settings(&s);
+    s.width = rf.width;
+    s.height = rf.height;
+    s.bpc = rf.bpc;
+    s.backend = VMAF_CUDA_BACKEND_CPU; // (host pictures: the signatures are host sums)
+    s.keep_history = 0;
+    char err[512] = {};
+    VmafCudaSession* vs = nullptr;
+    if (vmaf_cuda_open(&vs, &s, err, sizeof err) < 0) return fail(err);
+    struct Closer { VmafCudaSession* s; VmafCudaAlign* a; ~Closer() { vmaf_cuda_close(s); vmaf_cuda_align_close(a); } } c{vs, nullptr};
+    // ticks of one frame period: the offsets are whole frames
+    VmafCudaAlignSettings as{};
+    as.window = std::max<long>(1, std::lround(window * fps_num / fps_den));
+    as.tb_num = int(fps_den);
+    as.tb_den = int(fps_num);
+    as.prefix = "";
+    if (vmaf_cuda_align_open(&c.a, &as) < 0) return fail("--sync auto: cannot open the alignment");
+    VmafCudaAlignResult r{};
+    bool ended[2] = {false, false};
+    int decided = 0;
+    for (std::int64_t t = 0; !decided; ++t) {
+        VideoReader* rd[2] = {&dist, &ref};
+        std::vector<std::uint8_t>* buf[2] = {&db, &rb};
+        for (int i = 0; i < 2; ++i) {
+            if (ended[i]) continue;
+            if (!rd[i]->read(*buf[i])) {
+                ended[i] = true;
+                vmaf_cuda_align_input_ended(c.a, i);
+                continue;
+            }
+            const VmafCudaPicture pic = host_picture(*buf[i], rd[i]->format());
+            VmafCudaSignature sig;
+            if (vmaf_cuda_picture_signature(vs, &pic, &sig) < 0) return fail(vmaf_cuda_error_message(vs));
+            vmaf_cuda_align_add(c.a, i, t, &sig);
+        }
+        if ((decided = vmaf_cuda_align_poll(c.a, ended[0] && ended[1], &r)) < 0)
+            return fail("--sync auto: the alignment failed");
+    }
+    *offset = long(r.offset);
+    *seconds = r.seconds;
+    *found = r.found;
+    if (!r.found) warn(r.message);
+    else if (!a.quiet) std::fprintf(stderr, "vmaf-cuda: %s\n", r.message);
+    return 0;
 }
 
 /// errno of the first failed flush of stdout (0: none); main() reports it.
@@ -401,6 +462,32 @@ int run(const Args& a, LogPaths& logs) {
     if (window_secs > 0 && !fps_num)
         return fail("--window " + a.window + " is a duration: it needs the frame rate, from a "
                     "Y4M header or --fps for raw input");
+    // --sync auto: the offset first, then the run skips the leading frames it finds
+    double sync_seconds = 0;
+    bool synced = false;
+    long skip_ref = a.frame_skip_ref, skip_dist = a.frame_skip_dist;
+    if (a.sync == "auto") {
+        double win = 0;
+        std::uint64_t frames = 0;
+        if (vmaf_cuda_parse_window(a.sync_window.c_str(), &frames, &win) < 0 || frames || !(win > 0))
+            return fail("--sync_window '" + a.sync_window + "' is not a duration above 0 (e.g. 2s, 500ms)");
+        if (n_dist > 1)
+            return fail("--sync auto aligns one distorted input with the reference: run it per "
+                        "rendition (a ladder shares the reference's frames)");
+        if (!fps_num)
+            return fail("--sync auto needs the frame rate: from a Y4M header, or --fps for raw input");
+        for (const std::string& p : {a.ref, a.dist[0]}) {
+            struct stat st{};
+            if (p == "-" || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+                return fail("--sync auto reads the first seconds of \"" + p + "\" twice: it must "
+                            "be a regular file (not standard input, a pipe or a device)");
+        }
+        long off = 0;
+        if (const int rc = find_sync(a, fmt, fps_num, fps_den, win, &off, &sync_seconds, &synced))
+            return rc;
+        if (off > 0) skip_dist += off; // the main's first frames have no reference
+        else skip_ref += -off;
+    }
     std::vector<std::string> features;
     for (const std::string& f : a.features) features.push_back(feature_option(f));
     if (a.no_prediction && !a.models.empty())
@@ -430,9 +517,9 @@ int run(const Args& a, LogPaths& logs) {
     // model or feature that the library refuses at open below is an option error still).
     logs.started = true;
     // --frame_skip_ref/--frame_skip_dist: the first frames of either input are not scored
-    for (long i = 0; i < a.frame_skip_ref && ref.read(rl); ++i) {}
+    for (long i = 0; i < skip_ref && ref.read(rl); ++i) {}
     for (unsigned k = 0; k < n_dist; ++k)
-        for (long i = 0; i < a.frame_skip_dist && read_dist(k) > 0; ++i) {}
+        for (long i = 0; i < skip_dist && read_dist(k) > 0; ++i) {}
     // The first frames (after the skips) are read before the session opens: a header that
     // claims a huge frame fails on its missing data, not on the session's buffers for that
     // size (a 40-byte Y4M file claiming 32768x32768 4:4:4 16-bit would ask for GiBs).
@@ -484,6 +571,8 @@ int run(const Args& a, LogPaths& logs) {
     struct Closer { VmafCudaLadder* p; ~Closer() { vmaf_cuda_ladder_close(p); } } closer{lad};
     std::vector<VmafCudaSession*> vs(n_dist);
     for (unsigned k = 0; k < n_dist; ++k) vs[k] = vmaf_cuda_ladder_session(lad, k);
+    if (a.sync == "auto" && vmaf_cuda_set_sync_offset(vs[0], 0, synced ? sync_seconds : 0) < 0)
+        return fail(vmaf_cuda_error_message(vs[0]));
     if (*vmaf_cuda_open_warning(vs[0]))
         std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs[0]));
     // live QA per rendition: its windows and NDJSON stream (vmaf_cuda_live_*())
@@ -544,7 +633,8 @@ int run(const Args& a, LogPaths& logs) {
     bool ref_empty = false; // the reference had no frame (after --frame_skip_ref)
     // Progress on a terminal, as libvmaf's vmaf: frames scored and frames/s on one line
     // of stderr, redrawn at most 4 times a second; cleared before the summary lines.
-    const bool progress = !a.quiet && isatty(STDERR_FILENO);
+    // (not when a log or the NDJSON stream goes to the same terminal: its lines would mix)
+    const bool progress = !a.quiet && isatty(STDERR_FILENO) && !(stdout_taken && isatty(STDOUT_FILENO));
     auto last_progress = t0;
     auto show_progress = [&] {
         const auto now = std::chrono::steady_clock::now();
@@ -779,6 +869,13 @@ int main(int argc, char** argv) {
     app.add_option("--fps", a.fps,
                    "Frame rate of raw input, N or N/D (Y4M: its header's): the NDJSON "
                    "pts_time and duration windows");
+    app.add_option("--sync", a.sync,
+                   "Pairing: none (frame by frame, as vmaf) or auto: find the offset between "
+                   "the inputs in their first 2 x --sync_window seconds, then skip the leading "
+                   "frames of the one ahead (regular files; needs the frame rate)")
+        ->check(CLI::IsMember({"none", "auto"}));
+    app.add_option("--sync_window", a.sync_window,
+                   "--sync auto: offsets searched each way, a duration (default 2s)");
     app.add_flag("-q,--quiet", a.quiet,
                  "Print only the scores (no model score lines on stderr with -o, as vmaf)");
     const std::string archs = *vmaf_cuda_cuda_archs() ? vmaf_cuda_cuda_archs() : "none (built without CUDA)";

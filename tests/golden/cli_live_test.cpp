@@ -416,4 +416,67 @@ TEST_CASE("CLI progress on a terminal: frames scored and frames/s, cleared befor
     const Proc q = run_on_terminal(quiet);
     REQUIRE(exit_code(q) == 0);
     CHECK(q.output.find("frames scored") == std::string::npos);
+    // the NDJSON stream on the same terminal: its lines alone, no progress among them
+    std::vector<std::string> nd = args_of(s);
+    nd.insert(nd.end(), {"--ndjson", "-"});
+    const Proc n = run_on_terminal(nd);
+    REQUIRE(exit_code(n) == 0);
+    CHECK(n.output.find("{\"type\":\"frame\"") != std::string::npos);
+    CHECK(n.output.find("frames scored") == std::string::npos);
+}
+
+TEST_CASE("CLI --sync auto: the offset found, the leading frames skipped, the log as by hand",
+          "[golden][cli][sync]") {
+    const GoldenCase c = find_case("bbb_854x480_120f_8bit");
+    REQUIRE(!c.name.empty());
+    const fs::path dir = tmp_dir();
+    const std::string base = case_args(c) + " --fps 24 --backend " + test_backend();
+    // (skip given, frames skipped by the offset on the other input, offset in seconds)
+    struct Case { std::string skip, other; long frames; double offset; std::string said; };
+    const Case cases[] = {
+        {"--frame_skip_dist 7", "--frame_skip_ref", 7, -7.0 / 24,
+         "vmaf-cuda: sync: the main is ahead of the reference by 0.292 s (offset -0.292 s; "},
+        {"--frame_skip_ref 5", "--frame_skip_dist", 5, 5.0 / 24,
+         "vmaf-cuda: sync: the main is behind the reference by 0.208 s (offset +0.208 s; "},
+        {"--frame_skip_dist 1", "--frame_skip_ref", 1, -1.0 / 24,
+         "vmaf-cuda: sync: the main is ahead of the reference by 0.042 s (offset -0.042 s; "},
+        {"", "", 0, 0.0, "vmaf-cuda: sync: the inputs are aligned (offset +0.000 s; "},
+    };
+    for (const Case& k : cases) {
+        INFO("skip '" << k.skip << "'");
+        const fs::path got = dir / "sync.json", want = dir / "hand.json";
+        const Proc p = run(base + " " + k.skip + " --sync auto --sync_window 1s --json -o " + q(got));
+        INFO(p.output);
+        REQUIRE(exit_code(p) == 0);
+        CHECK(has(p, k.said));
+        const std::string hand = k.frames ? " " + k.other + " " + std::to_string(k.frames) : "";
+        const Proc h = run(base + " " + k.skip + hand + " --json -o " + q(want));
+        REQUIRE(exit_code(h) == 0);
+        const json g = json::parse(read_text(got)), w = json::parse(read_text(want));
+        CHECK(g.at("sync_offset").get<double>() == std::stod(([&] {
+                  char b[32];
+                  std::snprintf(b, sizeof b, "%.6f", k.offset);
+                  return std::string(b);
+              })()));
+        CHECK(w.find("sync_offset") == w.end());
+        REQUIRE(g.at("frames").size() == w.at("frames").size());
+        CHECK(g["frames"] == w["frames"]);
+        CHECK(g["pooled_metrics"] == w["pooled_metrics"]);
+    }
+    // what it cannot do, said before any frame
+    const Proc in = run("-r - -d '" + c.dist + "' -w 854 -h 480 -p 420 -b 8 --fps 24 --sync auto",
+                        "cat '" + c.ref + "' | ");
+    CHECK(exit_code(in) == 1);
+    CHECK(has(in, "--sync auto reads the first seconds of \"-\" twice: it must be a regular file"));
+    const Proc nofps = run(case_args(c) + " --sync auto");
+    CHECK(exit_code(nofps) == 1);
+    CHECK(has(nofps, "--sync auto needs the frame rate: from a Y4M header, or --fps for raw input"));
+    const Proc lad = run(case_args(c) + " -d '" + c.dist + "' --fps 24 --sync auto");
+    CHECK(exit_code(lad) == 1);
+    CHECK(has(lad, "--sync auto aligns one distorted input with the reference"));
+    const Proc win = run(case_args(c) + " --fps 24 --sync auto --sync_window 12");
+    CHECK(exit_code(win) == 1);
+    CHECK(has(win, "--sync_window '12' is not a duration above 0"));
+    const Proc mode = run(case_args(c) + " --fps 24 --sync sometimes");
+    CHECK(exit_code(mode) != 0);
 }
