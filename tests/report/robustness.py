@@ -481,11 +481,28 @@ def progress_and_options(c):
           "VMAF_CUDA_FFPROBE pointing at a missing file: exit 2 naming it")
 
 
+def numpy_scalars(c):
+    """numpy 2's scalars print as np.float64(...): the CSV and the page's sort keys must
+    hold plain numbers whatever the numpy (a float subclass that prints so stands in)."""
+    sys.path.insert(0, c.tools)
+    from vmaf_cuda_report import html, tables
+
+    class Np2(float):
+        def __repr__(self):
+            return "np.float64(%s)" % float.__repr__(self)
+
+    v = Np2(-67.74734100046844)
+    check(tables.fmt(v) == "-67.74734100046844", "CSV cell of a numpy 2 scalar: %r" % tables.fmt(v))
+    check('data-v="-67.74734100046844"' in html.num(v), "page sort key: %s" % html.num(v))
+    check('data-v="-67.74734100046844"' in html._pct(v), "page BD cell: %s" % html._pct(v))
+
+
 def run_all(tools, ffmpeg, keep=False):
     w = tempfile.mkdtemp(prefix="vmaf_report_rob_")
     c = Ctx(tools, w, ffmpeg)
     ok = False
     try:
+        numpy_scalars(c)
         labels_and_fonts(c)
         odd_logs(c)
         d = clips(c)

@@ -99,7 +99,7 @@ def _delta(base_a, val_a, base_t, val_t, method):
     f = pchip_integral if method == "pchip" else cubic_integral
     ia = f(*_ascending(base_a, val_a), lo, hi)
     it = f(*_ascending(base_t, val_t), lo, hi)
-    return (it - ia) / (hi - lo), None
+    return float((it - ia) / (hi - lo)), None  # (a plain double, whatever numpy returns)
 
 
 def _check(rate, quality, who):

@@ -271,7 +271,7 @@ def compare(t, other, pool="mean", points="all"):
     for (n_t, n_a), ms in cubic.items():
         t["notes"].append("no cubic BD values%s: the cubic (VCEG-M33) needs 4 points on each curve; "
                           "this run has %d, the other %d (pchip is computed from 2)" % (
-                              "" if len(ms) == len(t["metrics"]) or len(cubic) == 1 else " for " + ", ".join(ms),
+                              "" if len(ms) == len(t["metrics"]) else " for " + ", ".join(ms),
                               n_t, n_a))
     t["notes"] += merge_notes(bd_notes)
 

@@ -53,14 +53,14 @@ def num(v, digits=3, suffix=""):
     """A cell with its exact value in data-v (the sort key) and a rounded text."""
     if v is None:
         return '<td data-v="">n/a</td>'
-    return '<td data-v="%r">%s%s</td>' % (v, ("%%.%df" % digits) % v, suffix)
+    return '<td data-v="%r">%s%s</td>' % (float(v), ("%%.%df" % digits) % v, suffix)
 
 
 def _pct(v):
     if v is None:
         return '<td data-v="">n/a</td>'
     cls = "good" if v < 0 else "bad" if v > 0 else ""
-    return '<td data-v="%r" class="%s">%+.2f %%</td>' % (v, cls, v)
+    return '<td data-v="%r" class="%s">%+.2f %%</td>' % (float(v), cls, v)
 
 
 def data_uri(svg):

@@ -42,7 +42,8 @@ def write_json(path, rep):
 def fmt(v):
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return ""
-    return repr(v) if isinstance(v, float) else str(v)
+    # (numpy 2's scalars print as np.float64(...): the plain double's shortest repr)
+    return repr(float(v)) if isinstance(v, float) else str(v)
 
 
 def rendition_rows(rep):
