@@ -117,9 +117,17 @@ public:
         return start_[1] == kWait ? std::numeric_limits<std::int64_t>::max() : start_[1] + 2 * range();
     }
 
+    /// Frames from the start (the first search: the input's first frame) to 2 ranges
+    /// past it: the ones offered later only say the span is there, so which frames are
+    /// compared does not depend on how many were read ahead.
     void add(int input, std::int64_t pts, const VmafCudaSignature& sig) {
         if (!wants() || pts < start_[input]) return;
         std::vector<Frame>& v = in_[input];
+        const std::int64_t from = start_[input] != kAny ? start_[input] : v.empty() ? pts : v.front().pts;
+        if (pts >= from + 2 * range()) {
+            reached_[input] = true;
+            return;
+        }
         if (!v.empty() && pts <= v.back().pts) return; // (not increasing: not comparable)
         v.push_back({pts, sig});
     }
@@ -127,32 +135,29 @@ public:
     void ended(int input) { ended_[input] = true; }
 
     int poll(bool force, VmafCudaAlignResult& r) {
-        if (!wants()) return 0;
+        // (a re-check waiting for its start when an input ends: it decides with nothing)
+        const bool stranded = collecting_ && start_[0] == kWait && (ended_[0] || ended_[1]);
+        if (!wants() && !stranded) return 0;
         // each input's frames reach 2 ranges past its first (a re-check: past its start,
         // so that which frames it compares does not depend on when they arrived)
-        const std::int64_t w = range();
-        const auto full = [&](int i) {
-            if (in_[i].empty()) return ended_[i];
-            const std::int64_t from = start_[i] == kAny ? in_[i].front().pts : start_[i];
-            return in_[i].back().pts >= from + 2 * w || ended_[i];
-        };
-        const bool enough = full(0) && full(1);
+        const bool enough = stranded || ((reached_[0] || ended_[0]) && (reached_[1] || ended_[1]));
         if (!enough && !force) return 0;
         const std::int64_t limit = ref_limit();
         decide(r);
         r.ref_limit = limit;
         collecting_ = false;
         start_[0] = start_[1] = kAny;
+        reached_[0] = reached_[1] = false; // (an input that ended stays ended)
         in_[0].clear();
         in_[1].clear();
         in_[0].shrink_to_fit();
         in_[1].shrink_to_fit();
-        ended_[0] = ended_[1] = false;
         return 1;
     }
 
     int score(std::int64_t pts, double v, VmafCudaAlignResult& r) {
-        if (collecting_ || !std::isfinite(v)) return 0;
+        // (after an input's end the scores fall with a repeated frame, not the pairing)
+        if (collecting_ || !std::isfinite(v) || ended_[0] || ended_[1]) return 0;
         scores_.push_back({pts, v});
         const std::int64_t shortw = std::max<std::int64_t>(1, llround(0.5 * den_ / num_));
         const std::int64_t longw = std::max<std::int64_t>(1, llround(4.0 * den_ / num_));
@@ -207,16 +212,15 @@ private:
         const std::string range = "within " + seconds_text(-w, num_, den_) + " .. " +
                                   seconds_text(w, num_, den_);
         std::string why;
-        // the reference's frame period: the median step between its frames
+        // the reference's frame period: its mean step (timestamps rounded to a coarser
+        // clock, e.g. MKV's milliseconds, step unevenly around it)
         std::int64_t period = 0;
-        if (ref.size() >= 2) {
-            std::vector<std::int64_t> steps;
-            for (std::size_t i = 1; i < ref.size(); ++i) steps.push_back(ref[i].pts - ref[i - 1].pts);
-            std::nth_element(steps.begin(), steps.begin() + steps.size() / 2, steps.end());
-            period = steps[steps.size() / 2];
-        }
-        struct Cand { std::int64_t offset; double cost; long long n; };
+        if (ref.size() >= 2)
+            period = (ref.back().pts - ref.front().pts + std::int64_t(ref.size() - 1) / 2) /
+                     std::int64_t(ref.size() - 1);
+        struct Cand { std::int64_t offset; double cost; long long n; std::int64_t dmin, dmax; };
         std::vector<Cand> cands;
+        const std::int64_t kmax = period > 0 ? w / period : 0;
         if (m.size() < 5 || ref.size() < 5 || period <= 0) {
             why = "too few frames to compare (main " + std::to_string(m.size()) + ", reference " +
                   std::to_string(ref.size()) + ")";
@@ -227,11 +231,11 @@ private:
             // candidates: the current offset and whole reference frame periods around
             // it, within the window (pairing is nearest-frame, so a phase of a part of a
             // frame between the inputs' timestamps needs no candidate of its own)
-            const std::int64_t kmax = w / period;
             for (std::int64_t step = -kmax; step <= kmax; ++step) {
                 const std::int64_t o = offset_ + step * period;
                 double sum = 0;
                 long long n = 0;
+                std::int64_t dmin = std::numeric_limits<std::int64_t>::max(), dmax = std::numeric_limits<std::int64_t>::min();
                 std::size_t k = 0;
                 for (const Frame& g : m) {
                     const std::int64_t t = g.pts - o;
@@ -241,8 +245,10 @@ private:
                     if (std::llabs(ref[best].pts - t) > tol) continue;
                     sum += distance(g.sig, ref[best].sig);
                     ++n;
+                    dmin = std::min(dmin, g.pts - ref[best].pts);
+                    dmax = std::max(dmax, g.pts - ref[best].pts);
                 }
-                if (n >= need) cands.push_back({o, sum / double(n), n});
+                if (n >= need) cands.push_back({o, sum / double(n), n, dmin, dmax});
             }
             if (cands.empty()) why = "no offset " + range + " overlaps enough frames";
         }
@@ -258,13 +264,24 @@ private:
             r.cost = best->cost;
             r.matched = best->n;
             r.runner_up = std::isfinite(runner) ? runner : std::numeric_limits<double>::quiet_NaN();
-            if (std::isfinite(runner) && best->cost < 0.7 * runner) {
+            const bool edge = std::llabs(best->offset - offset_) + period > kmax * period;
+            if (std::isfinite(runner) && best->cost < 0.7 * runner && edge) {
+                char b[200];
+                std::snprintf(b, sizeof b, "the best match is at the edge of the range (%s): the "
+                              "offset may lie beyond it; give a larger sync_window",
+                              seconds_text(best->offset, num_, den_).c_str());
+                why = std::string(b) + " (" + range + ")";
+            } else if (std::isfinite(runner) && best->cost < 0.7 * runner) {
                 r.found = 1;
-                r.offset = best->offset;
+                // the matched frames' own time difference when it is one up to rounding
+                // (a coarser clock on one input): no shifted reference frame then lands
+                // after its main frame; else the whole periods
+                r.offset = best->dmax - best->dmin < period / 4 ? best->dmin : best->offset;
             } else {
-                char b[160];
+                char b[260];
                 std::snprintf(b, sizeof b, "no offset %s matches clearly better than the others "
-                              "(%.5f at %s, %.5f elsewhere): the pictures are too still or repeat",
+                              "(%.5f at %s, %.5f elsewhere): the pictures are too still or repeat, "
+                              "or the offset lies beyond the range (give a larger sync_window)",
                               range.c_str(), best->cost, seconds_text(best->offset, num_, den_).c_str(),
                               runner);
                 why = std::isfinite(runner) ? b : "only offsets within 2 frames of each other could be compared";
@@ -306,6 +323,7 @@ private:
     bool collecting_ = true, recheck_ = false;
     std::int64_t start_[2] = {kAny, kAny}; ///< first times a search compares (kWait: not known)
     bool ended_[2] = {false, false};
+    bool reached_[2] = {false, false}; ///< a frame past the span was offered
     std::vector<Frame> in_[2];
     std::int64_t offset_ = 0;
     std::deque<std::pair<std::int64_t, double>> scores_;
@@ -329,7 +347,7 @@ int vmaf_cuda_picture_signature(VmafCudaSession* s, const VmafCudaPicture* pic, 
 }
 
 int vmaf_cuda_set_sync_offset(VmafCudaSession* s, uint64_t frame, double seconds) {
-    if (!s || !std::isfinite(seconds)) return VMAF_CUDA_EINVAL;
+    if (!s || std::isinf(seconds)) return VMAF_CUDA_EINVAL;
     return guarded(s, [&] {
         s->impl->set_sync_offset(frame, seconds);
         return VMAF_CUDA_OK;

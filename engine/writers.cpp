@@ -135,7 +135,8 @@ void write_json(std::string& o, const LogTable& t) {
         // FFmpeg's pts_time, and where a re-check changed it
         char v[64];
         std::snprintf(v, sizeof v, "%.6f", t.sync.front().second);
-        o += "  \"sync_offset\": " + std::string(v) + ",\n";
+        // (NaN: the search found none, the inputs were paired as their timestamps say)
+        o += "  \"sync_offset\": " + std::string(std::isnan(t.sync.front().second) ? "null" : v) + ",\n";
         if (t.sync.size() > 1) {
             o += "  \"sync_changes\": [";
             for (std::size_t i = 1; i < t.sync.size(); ++i) {

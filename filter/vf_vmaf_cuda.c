@@ -240,6 +240,17 @@ static int config_output(AVFilterLink *outlink)
                                                s->fs.time_base, s->p.r[0].st.prefix)) < 0)
             return ret;
         s->p.r[0].st.sync_auto = &s->p.sync_auto;
+        {   /* what the first search holds: said, as it can be much */
+            AVFilterLink *in = ctx->inputs[1];
+            AVRational fr = ff_filter_link(in)->frame_rate;
+            if (fr.num > 0 && fr.den > 0) {
+                double frames = 2 * s->sync_window_s * av_q2d(fr);
+                double mib = frames * in->w * in->h * (s->p.bpc > 8 ? 2 : 1) * 1.5 / 1048576;
+                av_log(ctx, 2 * mib > 4096 ? AV_LOG_WARNING : AV_LOG_VERBOSE,
+                       "sync=auto holds up to %.0f frames of each input (about %.0f MiB each) "
+                       "until it finds the offset\n", frames, mib);
+            }
+        }
         /* main frames read ahead of the scores at most: the link's prefetch, framesync's
          * and the event's, the session's pipeline, a margin */
         s->p.sync_auto.guard = (unsigned)s->prefetch + 8 +
@@ -308,9 +319,9 @@ static av_cold int init(AVFilterContext *ctx)
             return AVERROR(EINVAL);
         }
         if (!s->sync_window || vmaf_cuda_parse_window(s->sync_window, &frames, &s->sync_window_s) < 0 ||
-            frames || !(s->sync_window_s > 0)) {
-            av_log(ctx, AV_LOG_ERROR, "sync_window '%s' is not a duration above 0 (e.g. 2s, "
-                   "500ms)\n", s->sync_window ? s->sync_window : "");
+            frames || !(s->sync_window_s >= 0.1 && s->sync_window_s <= 300)) {
+            av_log(ctx, AV_LOG_ERROR, "sync_window '%s' is not a duration from 100ms to 300s "
+                   "(e.g. 2s, 500ms)\n", s->sync_window ? s->sync_window : "");
             return AVERROR(EINVAL);
         }
     }
@@ -383,7 +394,8 @@ static int activate(AVFilterContext *ctx)
          * on the links, and both inputs are asked for more */
         if ((ret = ff_vmaf_cuda_sync_auto_collect(ctx, &s->p.sync_auto, ctx->inputs[0],
                                                   ctx->inputs[1], &r->layout, s->p.out.hw_frames,
-                                                  r->st.session, &r->pairing)) < 0)
+                                                  r->st.session, s->p.seg_w, s->p.seg_h,
+                                                  &r->pairing)) < 0)
             return ret;
         if (ret > 0) {
             for (int i = 0; i < 2; i++)

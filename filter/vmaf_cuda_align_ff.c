@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause-Patent */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,7 +47,8 @@ void ff_vmaf_cuda_sync_auto_uninit(VmafCudaSyncAuto *a)
 
 /** Gives the search the frames of input i not looked at yet. */
 static int sign_link(AVFilterContext *ctx, VmafCudaSyncAuto *a, int i, AVFilterLink *link,
-                     const VmafCudaLayout *layout, int hw_frames, VmafCudaSession *session)
+                     const VmafCudaLayout *layout, int hw_frames, VmafCudaSession *session,
+                     unsigned width, unsigned height)
 {
     int64_t consumed = ff_filter_link(link)->frame_count_out;
     size_t queued = ff_inlink_queued_frames(link);
@@ -75,7 +77,10 @@ static int sign_link(AVFilterContext *ctx, VmafCudaSyncAuto *a, int i, AVFilterL
                 a->recheck_wait = 0;
             }
         }
-        if (!vmaf_cuda_align_wants(a->align) || !session)
+        /* (a frame of another size than the session's, after a resolution change, is
+         * left out: the signature reads the session's size) */
+        if (!vmaf_cuda_align_wants(a->align) || !session || f->width != (int)width ||
+            f->height != (int)height)
             continue;
         if ((ret = ff_vmaf_cuda_picture_fill(ctx, f, layout, hw_frames, 0, &a->copy, &pic)) < 0)
             return ret;
@@ -100,7 +105,8 @@ static int sign_link(AVFilterContext *ctx, VmafCudaSyncAuto *a, int i, AVFilterL
 int ff_vmaf_cuda_sync_auto_collect(AVFilterContext *ctx, VmafCudaSyncAuto *a,
                                    AVFilterLink *mainlink, AVFilterLink *reflink,
                                    const VmafCudaLayout *layout, int hw_frames,
-                                   VmafCudaSession *session, VmafCudaPairWatch *w)
+                                   VmafCudaSession *session, unsigned width,
+                                   unsigned height, VmafCudaPairWatch *w)
 {
     VmafCudaAlignResult r;
     int64_t limit;
@@ -119,8 +125,8 @@ int ff_vmaf_cuda_sync_auto_collect(AVFilterContext *ctx, VmafCudaSyncAuto *a,
             }
         a->recheck_wait = 2;
     }
-    if ((ret = sign_link(ctx, a, 0, mainlink, layout, hw_frames, session)) < 0 ||
-        (ret = sign_link(ctx, a, 1, reflink, layout, hw_frames, session)) < 0)
+    if ((ret = sign_link(ctx, a, 0, mainlink, layout, hw_frames, session, width, height)) < 0 ||
+        (ret = sign_link(ctx, a, 1, reflink, layout, hw_frames, session, width, height)) < 0)
         return ret;
     /* (timestamps that stall: decide rather than hold frames without end) */
     force = (a->holding || a->recheck_hold) && (ff_inlink_queued_frames(mainlink) > 8192 ||
@@ -139,17 +145,14 @@ int ff_vmaf_cuda_sync_auto_collect(AVFilterContext *ctx, VmafCudaSyncAuto *a,
             /* every reference frame gets it; the first of them marks where it starts
              * (ff_vmaf_cuda_sync_auto_mark()) */
             a->shift = w->ref_shift = r.offset;
-            w->shift_mark = 1;
-            w->shift_pts = INT64_MAX;
         } else if (r.changed) {
             /* the reference's frames after the re-check's (held until now) */
             a->shift = w->ref_shift_next = r.offset;
             w->shift_from = r.ref_limit;
-            w->shift_pts = INT64_MAX;
         }
         if (first || r.changed) {
             a->change = 1;
-            a->change_seconds = r.seconds;
+            a->change_seconds = first && !r.found ? NAN : r.seconds; /* (none found: null) */
         }
         av_strlcpy(a->pending, r.message, sizeof(a->pending));
         return 0;
@@ -184,22 +187,27 @@ int ff_vmaf_cuda_sync_auto_wants_frames(const VmafCudaSyncAuto *a, int input)
 }
 
 int ff_vmaf_cuda_sync_auto_mark(VmafCudaSyncAuto *a, AVFrame *out, const FFFrameSync *fs,
-                                const VmafCudaPairWatch *w, VmafCudaSession *session,
+                                VmafCudaPairWatch *w, VmafCudaSession *session,
                                 int64_t index)
 {
     int ret;
 
     if (!a->align)
         return 0;
-    if (a->change && (!a->decided || (fs->in[1].frame && !w->shift_mark &&
-                                      fs->in[1].pts >= w->shift_pts))) {
+    if (a->change && (!a->decided || (fs->in[1].frame &&
+                                      av_dict_get(fs->in[1].frame->metadata, "lavfi.vmaf.sync.new", NULL, 0)))) {
         a->change = 0;
+        w->shift_tagging = 0;
         a->decided = 1;
-        snprintf(a->offset_text, sizeof(a->offset_text), "%.6f", a->change_seconds);
+        if (isnan(a->change_seconds))
+            a->offset_text[0] = 0; /* (no offset found: no lavfi.vmaf.sync.offset) */
+        else
+            snprintf(a->offset_text, sizeof(a->offset_text), "%.6f", a->change_seconds);
         if (session && vmaf_cuda_set_sync_offset(session, (uint64_t)index, a->change_seconds) < 0)
             return AVERROR(EINVAL);
     }
-    if (a->decided && (ret = av_dict_set(&out->metadata, "lavfi.vmaf.sync.offset", a->offset_text, 0)) < 0)
+    if (a->decided && a->offset_text[0] &&
+        (ret = av_dict_set(&out->metadata, "lavfi.vmaf.sync.offset", a->offset_text, 0)) < 0)
         return ret;
     if (a->pending[0] && !av_dict_get(out->metadata, "lavfi.vmaf.event", NULL, 0)) {
         if ((ret = ff_vmaf_cuda_live_mark_event(out, "sync", "both", a->pending)) < 0)

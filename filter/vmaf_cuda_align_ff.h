@@ -58,14 +58,15 @@ int ff_vmaf_cuda_sync_auto_init(AVFilterContext *ctx, VmafCudaSyncAuto *a, doubl
 void ff_vmaf_cuda_sync_auto_uninit(VmafCudaSyncAuto *a);
 
 /** In activate, before the pairing watch `w` observes the links: gives the search the
- *  frames that arrived (while it collects), decides when it can (logs it; a new offset
+ *  frames that arrived (while it collects; those of `session`'s size, width x height), decides when it can (logs it; a new offset
  *  applies to the reference frames observed from now on: w->ref_shift). Returns 1 while
  *  framesync must wait (the first search collects; the caller asks both inputs for
  *  frames), 0 to go on. */
 int ff_vmaf_cuda_sync_auto_collect(AVFilterContext *ctx, VmafCudaSyncAuto *a,
                                    AVFilterLink *mainlink, AVFilterLink *reflink,
                                    const VmafCudaLayout *layout, int hw_frames,
-                                   VmafCudaSession *session, VmafCudaPairWatch *w);
+                                   VmafCudaSession *session, unsigned width,
+                                   unsigned height, VmafCudaPairWatch *w);
 
 /** While the first search holds frames: whether input 0 (main) or 1 (reference) is
  *  to be asked for more. */
@@ -76,7 +77,7 @@ int ff_vmaf_cuda_sync_auto_wants_frames(const VmafCudaSyncAuto *a, int input);
  *  it (recorded in the session's log from `index`); lavfi.vmaf.sync.offset once an offset
  *  is in effect; a pending message as a "sync" event (when no other event is there). */
 int ff_vmaf_cuda_sync_auto_mark(VmafCudaSyncAuto *a, AVFrame *out, const FFFrameSync *fs,
-                                const VmafCudaPairWatch *w, VmafCudaSession *session,
+                                VmafCudaPairWatch *w, VmafCudaSession *session,
                                 int64_t index);
 
 /** A scored frame going out (`pts` in `tb`, `score` the first model's): the collapse

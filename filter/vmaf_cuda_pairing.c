@@ -33,7 +33,7 @@ int ff_vmaf_cuda_pairing_init(VmafCudaPairWatch *p, const FFFrameSync *fs, AVRat
     p->live = live_timeout > 0;
     p->ref_shift = p->ref_shift_next = 0;
     p->shift_from = INT64_MAX;
-    p->shift_mark = 0;
+    p->shift_tagging = 0;
     if (vmaf_cuda_pairing_open(&p->watch, &s) < 0)
         return AVERROR(ENOMEM);
     /* the timeout in ticks, at least one */
@@ -95,17 +95,18 @@ int ff_vmaf_cuda_pairing_observe_links(VmafCudaPairWatch *p, AVFilterContext *ct
             if (i == 1 && p->shift_from != INT64_MAX && pts >= p->shift_from) {
                 p->ref_shift = p->ref_shift_next; /* (a re-check's, from this frame on) */
                 p->shift_from = INT64_MAX;
-                p->shift_mark = 1;
+                p->shift_tagging = 1;
             }
+            /* (which frames came with it: the first pair with one of them starts the new
+             * offset in the log, whatever order framesync met them in) */
+            if (i == 1 && p->shift_tagging &&
+                av_dict_set(&f->metadata, "lavfi.vmaf.sync.new", "1", 0) < 0)
+                return AVERROR(ENOMEM);
             if (i == 1 && p->ref_shift)
                 offset += p->ref_shift;
             if (offset && f->pts != AV_NOPTS_VALUE) {
                 f->pts += av_rescale_q(offset, p->tb, link->time_base);
                 pts = av_rescale_q_rnd(f->pts, link->time_base, p->tb, FS_ROUND);
-            }
-            if (i == 1 && p->shift_mark) {
-                p->shift_mark = 0;
-                p->shift_pts = pts;
             }
             if (vmaf_cuda_pairing_frame(p->watch, i, pts, dur) < 0)
                 return AVERROR(ENOMEM);

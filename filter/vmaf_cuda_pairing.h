@@ -36,8 +36,8 @@ typedef struct VmafCudaPairWatch {
     int64_t ref_shift_next;     /**< a re-check's offset, for the reference frames whose own
                                      pts (ticks) is shift_from or later (INT64_MAX: none) */
     int64_t shift_from;
-    int shift_mark;             /**< set: the next reference frame observed gives shift_pts */
-    int64_t shift_pts;          /**< its pts (framesync's time base, shifted) */
+    int shift_tagging;          /**< reference frames observed get lavfi.vmaf.sync.new (from
+                                     a re-check's switch until its first pair) */
 } VmafCudaPairWatch;
 
 /** Call after ff_framesync_configure(): fs's time base and ts_sync_mode; the frame rates

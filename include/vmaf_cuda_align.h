@@ -57,7 +57,9 @@ int vmaf_cuda_picture_signature(VmafCudaSession *s, const VmafCudaPicture *pic,
  * Records the offset a synchroniser pairs with, for the JSON log: the first call gives
  * "sync_offset" (seconds, main relative to the reference), later ones (re-checks that
  * changed it) "sync_changes": [{"frame": N, "offset": seconds}], N the first frame
- * (0-based, send order) paired with the new offset. Errors: EINVAL (NULL, not finite).
+ * (0-based, send order) paired with the new offset. NaN: the first search found no
+ * offset (JSON null: paired by the timestamps as they are). Errors: EINVAL (NULL,
+ * infinite).
  */
 int vmaf_cuda_set_sync_offset(VmafCudaSession *s, uint64_t frame, double seconds);
 

@@ -469,8 +469,9 @@ int run(const Args& a, LogPaths& logs) {
     if (a.sync == "auto") {
         double win = 0;
         std::uint64_t frames = 0;
-        if (vmaf_cuda_parse_window(a.sync_window.c_str(), &frames, &win) < 0 || frames || !(win > 0))
-            return fail("--sync_window '" + a.sync_window + "' is not a duration above 0 (e.g. 2s, 500ms)");
+        if (vmaf_cuda_parse_window(a.sync_window.c_str(), &frames, &win) < 0 || frames ||
+            !(win >= 0.1 && win <= 300))
+            return fail("--sync_window '" + a.sync_window + "' is not a duration from 100ms to 300s (e.g. 2s, 500ms)");
         if (n_dist > 1)
             return fail("--sync auto aligns one distorted input with the reference: run it per "
                         "rendition (a ladder shares the reference's frames)");
@@ -571,7 +572,7 @@ int run(const Args& a, LogPaths& logs) {
     struct Closer { VmafCudaLadder* p; ~Closer() { vmaf_cuda_ladder_close(p); } } closer{lad};
     std::vector<VmafCudaSession*> vs(n_dist);
     for (unsigned k = 0; k < n_dist; ++k) vs[k] = vmaf_cuda_ladder_session(lad, k);
-    if (a.sync == "auto" && vmaf_cuda_set_sync_offset(vs[0], 0, synced ? sync_seconds : 0) < 0)
+    if (a.sync == "auto" && vmaf_cuda_set_sync_offset(vs[0], 0, synced ? sync_seconds : NAN) < 0)
         return fail(vmaf_cuda_error_message(vs[0]));
     if (*vmaf_cuda_open_warning(vs[0]))
         std::fprintf(stderr, "vmaf-cuda: warning: %s\n", vmaf_cuda_open_warning(vs[0]));

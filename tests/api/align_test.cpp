@@ -195,13 +195,52 @@ TEST_CASE("align: start offsets of a frame to seconds, both directions; 0 when a
         CHECK(r.seconds == Approx(shift / 24.0));
         CHECK(r.recheck == 0);
         CHECK(r.matched >= 72);
-        if (shift == 0) CHECK(std::string(r.message) == "sync: the inputs are aligned (offset +0.000 s; 145 frames compared)");
-        if (shift == 48) CHECK(std::string(r.message) == "sync: the main is behind the reference by 2.000 s (offset +2.000 s; 97 frames compared): pairing with it");
+        if (shift == 0) CHECK(std::string(r.message) == "sync: the inputs are aligned (offset +0.000 s; 144 frames compared)");
+        if (shift == 48) CHECK(std::string(r.message) == "sync: the main is behind the reference by 2.000 s (offset +2.000 s; 96 frames compared): pairing with it");
         if (shift == -70) CHECK(std::string(r.message).find("ahead of the reference by 2.917 s") != std::string::npos);
     }
-    // outside the window: not this offset (nothing, or it says it could not tell)
-    const VmafCudaAlignResult far = search(sc, s.s, 100, 200, 72, 5);
-    CHECK(far.offset != 100);
+    // just outside the window: the best match at its edge is not taken for the offset
+    for (const long shift : {80L, -76L}) {
+        const VmafCudaAlignResult far = search(sc, s.s, shift, 260, 72, 5);
+        INFO("shift " << shift << ": " << far.message);
+        CHECK(far.found == 0);
+        CHECK(far.offset == 0);
+        CHECK(std::string(far.message).find("give a larger sync_window") != std::string::npos);
+    }
+}
+
+TEST_CASE("align: a reference with timestamps rounded to milliseconds (MKV) against exact ones",
+          "[align][unit]") {
+    // ticks of 1/24000 s: the main's frames at 1000 ticks each, the reference's at whole
+    // milliseconds (24 ticks) as a Matroska file has them
+    const Scene sc(9);
+    Session s(Scene::W, Scene::H, 8);
+    auto ref_pts = [](long c) { return std::lround(c * 1000.0 / 24.0) * 24; };
+    for (const long shift : {3L, -3L, 17L}) {
+        VmafCudaAlign* a = nullptr;
+        VmafCudaAlignSettings as{48000, 1, 24000, ""}; // 2 s
+        REQUIRE(vmaf_cuda_align_open(&a, &as) == VMAF_CUDA_OK);
+        VmafCudaAlignResult r{};
+        int got = 0;
+        for (long t = 0; t < 200 && !got; ++t) {
+            const VmafCudaSignature m = signature_of(s.s, sc.picture(t - shift, 1), Scene::W);
+            const VmafCudaSignature f = signature_of(s.s, sc.picture(t, 0), Scene::W);
+            REQUIRE(vmaf_cuda_align_add(a, 0, t * 1000, &m) == VMAF_CUDA_OK);
+            REQUIRE(vmaf_cuda_align_add(a, 1, ref_pts(t), &f) == VMAF_CUDA_OK);
+            got = vmaf_cuda_align_poll(a, 0, &r);
+        }
+        vmaf_cuda_align_close(a);
+        INFO("shift " << shift << ": " << r.message << ", offset " << r.offset);
+        REQUIRE(got == 1);
+        CHECK(r.found == 1);
+        // framesync's pairing with it: each main frame's reference frame (the last at or
+        // before its time once shifted) is the one of the same picture
+        for (long t = std::max(0L, shift) + 1; t < 150; ++t) {
+            const long c = t - shift;
+            CHECK(ref_pts(c) + r.offset <= t * 1000);
+            CHECK(ref_pts(c + 1) + r.offset > t * 1000);
+        }
+    }
 }
 
 TEST_CASE("align: still or repeating pictures give no offset, and say why", "[align][unit]") {
@@ -223,6 +262,7 @@ TEST_CASE("align: still or repeating pictures give no offset, and say why", "[al
     CHECK(r.found == 0);
     CHECK(r.offset == 0);
     CHECK(std::string(r.message).rfind("[x] sync: no offset within -2.000 s .. +2.000 s matches clearly better", 0) == 0);
+    CHECK(std::string(r.message).find("the pictures are too still or repeat") != std::string::npos);
     CHECK(std::string(r.message).find("pairing by the timestamps as they are") != std::string::npos);
     vmaf_cuda_align_close(a);
 
@@ -340,7 +380,7 @@ TEST_CASE("align: the JSON log says the offset paired with and where a re-check 
     for (int i = 0; i < 4; ++i) REQUIRE(vmaf_cuda_send(s.s, &p, &p) == VMAF_CUDA_OK);
     REQUIRE(vmaf_cuda_set_sync_offset(s.s, 0, 0.5) == VMAF_CUDA_OK);
     REQUIRE(vmaf_cuda_set_sync_offset(s.s, 3, -1.0 / 24) == VMAF_CUDA_OK);
-    CHECK(vmaf_cuda_set_sync_offset(s.s, 3, NAN) == VMAF_CUDA_EINVAL);
+    CHECK(vmaf_cuda_set_sync_offset(s.s, 3, INFINITY) == VMAF_CUDA_EINVAL);
     REQUIRE(vmaf_cuda_flush(s.s) == VMAF_CUDA_OK);
     VmafCudaFrameScores fs;
     while (vmaf_cuda_receive(s.s, &fs) == VMAF_CUDA_OK) {
@@ -356,4 +396,37 @@ TEST_CASE("align: the JSON log says the offset paired with and where a re-check 
     CHECK(j["sync_changes"][0]["frame"] == 3);
     CHECK(j["sync_changes"][0]["offset"].get<double>() == -0.041667);
     CHECK(j.at("frames").size() == 4);
+}
+
+TEST_CASE("align: a re-check an input's end leaves without frames decides, and ends collapse watching",
+          "[align][unit]") {
+    const Scene sc(3);
+    Session s(Scene::W, Scene::H, 8);
+    VmafCudaAlign* a = nullptr;
+    VmafCudaAlignSettings as{24, 1, 24, ""};
+    REQUIRE(vmaf_cuda_align_open(&a, &as) == VMAF_CUDA_OK);
+    VmafCudaAlignResult r{};
+    long t = 0;
+    for (; t < 100; ++t) {
+        const VmafCudaSignature m = signature_of(s.s, sc.picture(t, 1), Scene::W);
+        const VmafCudaSignature f = signature_of(s.s, sc.picture(t, 0), Scene::W);
+        vmaf_cuda_align_add(a, 0, t, &m);
+        vmaf_cuda_align_add(a, 1, t, &f);
+        if (vmaf_cuda_align_poll(a, 0, &r) == 1) break;
+    }
+    REQUIRE(r.found == 1);
+    int collapsed = 0;
+    for (++t; t < 400 && !collapsed; ++t) collapsed = vmaf_cuda_align_score(a, t, t < 200 ? 90.0 : 20.0, &r);
+    REQUIRE(collapsed == 1);
+    CHECK(vmaf_cuda_align_poll(a, 0, &r) == 0); // (waiting for its start)
+    REQUIRE(vmaf_cuda_align_input_ended(a, 1) == VMAF_CUDA_OK);
+    REQUIRE(vmaf_cuda_align_poll(a, 0, &r) == 1);
+    INFO(r.message);
+    CHECK(r.recheck == 1);
+    CHECK(r.found == 0);
+    CHECK(r.changed == 0);
+    CHECK(std::string(r.message) == "sync: too few frames to compare (main 0, reference 0); keeping the offset +0.000 s");
+    // after the end, low scores are the repeated frame's: no more re-checks
+    for (long k = 0; k < 200; ++k) CHECK(vmaf_cuda_align_score(a, t + 100 + k, k < 120 ? 90.0 : 5.0, &r) == 0);
+    vmaf_cuda_align_close(a);
 }

@@ -88,6 +88,15 @@ def case_sync_offsets(r, c, hw=False):
                 "sync=auto: after the offset, the main starts at 0 s and the reference at 1.125 s: "
                 "9 main frames passed through unscored" in w for w in warns):
             _fail("%s: the unscored frames before the first pair are not told: %s" % (label, warns))
+    # an offset beyond the window is not taken for one at its edge: none found, said, and
+    # "sync_offset" null (the inputs paired as their timestamps say)
+    _, far, err = run(r, dist, ref, tag + "_far", ":sync=auto:sync_window=2s",
+                      pre="[0:v]null[m];%s[r];[m][r]" % cut(1, 20), hw=hw)
+    warns = WARN_RE.findall(err)
+    if not far or "sync_offset" not in far or far["sync_offset"] is not None or \
+            not any(w.startswith("sync: ") and "give a larger sync_window" in w for w in warns):
+        _fail("2.5 s against a 2 s window: sync_offset %r, warnings %s" %
+              (far and far.get("sync_offset", "absent"), warns))
     # identical runs, identical logs; the NDJSON stream has the event
     _, a, _ = run(r, late, ref, tag + "_again_a", opts, hw=hw)
     _, b, _ = run(r, late, ref, tag + "_again_b", opts, hw=hw)
@@ -138,8 +147,9 @@ def case_sync_errors(r, c, hw=False):
     dist, ref = c.get("sync_dist.mp4"), c.get("sync_ref.mp4")
     for opts, pre, want in [
             (":sync=auto:renditions=2", "[0:v][0:v][1:v]", "sync=auto pairs two inputs; a ladder"),
-            (":sync=auto:sync_window=0s", "[0:v][1:v]", "sync_window '0s' is not a duration above 0"),
-            (":sync=auto:sync_window=12", "[0:v][1:v]", "sync_window '12' is not a duration above 0"),
+            (":sync=auto:sync_window=0s", "[0:v][1:v]", "sync_window '0s' is not a duration from 100ms to 300s"),
+            (":sync=auto:sync_window=12", "[0:v][1:v]", "sync_window '12' is not a duration from 100ms to 300s"),
+            (":sync=auto:sync_window=1e15s", "[0:v][1:v]", "sync_window '1e15s' is not a duration from 100ms to 300s"),
             (":sync=sometimes", "[0:v][1:v]", "sync")]:
         rc, _, err = run(r, dist, ref, "sync_err", opts, pre=pre, hw=hw, expect_ok=False)
         if rc == 0 or want not in err:

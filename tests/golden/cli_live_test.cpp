@@ -476,7 +476,7 @@ TEST_CASE("CLI --sync auto: the offset found, the leading frames skipped, the lo
     CHECK(has(lad, "--sync auto aligns one distorted input with the reference"));
     const Proc win = run(case_args(c) + " --fps 24 --sync auto --sync_window 12");
     CHECK(exit_code(win) == 1);
-    CHECK(has(win, "--sync_window '12' is not a duration above 0"));
+    CHECK(has(win, "--sync_window '12' is not a duration from 100ms to 300s"));
     const Proc mode = run(case_args(c) + " --fps 24 --sync sometimes");
     CHECK(exit_code(mode) != 0);
 }
