@@ -91,7 +91,7 @@ for run in "${golden_runs[@]}"; do
 done
 
 targets=(tests/api_test tests/video_reader_test tests/ladder_test tests/ordered_sum_test
-         tests/vif_log2_test tests/frame_trace_test tests/live_test tests/log_file_test tests/pairing_test
+         tests/vif_log2_test tests/frame_trace_test tests/live_test tests/log_file_test tests/pairing_test tests/align_test
          tools/registry-docs "${golden_targets[@]}")
 for h in model video_reader options writers; do
   targets+=(tests/fuzz/fuzz_$h tests/fuzz/fuzz_${h}_replay)
