@@ -12,29 +12,12 @@ new offset, says so, and from the frame recorded in "sync_changes" on every fram
 the run over the intact reference. Misuse is a clear error.
 """
 
-import json
 import re
 
 from parity_cases import WARN_RE, _fail
+from resize_cases import run  # vmaf_cuda over two clips: (exit status, log, stderr)
 
 INFO_RE = re.compile(r"\[info\] (?:\[[^]]*\] )*(sync: .*)")
-
-
-def run(r, dis, ref, name, options="", pre="[0:v][1:v]", hw=False, expect_ok=True, nd=False):
-    """vmaf_cuda over two clips (NVDEC frames with hw); returns (exit status, log, stderr)."""
-    log = r.tmp(name + (".ndjson" if nd else ".json"))
-    graph = pre + "vmaf_cuda=log_fmt=%s:log_path=%s:precision=max%s%s" % (
-        "ndjson" if nd else "json", log, "" if hw else ":backend=cpu", options)
-    hwargs = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"] if hw else []
-    rc, err, _ = r.ffmpeg_run(["-loglevel", "level+info"] + hwargs + ["-i", dis] + hwargs +
-                              ["-i", ref, "-an", "-lavfi", graph, "-f", "null", "-"],
-                              expect_ok=expect_ok)
-    try:
-        with open(log) as f:
-            data = [json.loads(l) for l in f] if nd else json.load(f)
-    except (OSError, ValueError):
-        data = None
-    return rc, data, err
 
 
 def cut(inp, frames):
